@@ -1,0 +1,44 @@
+# Sourced by ./ops/dev and ./ops/test: make the repo's own Python environment ready.
+#
+# Everything is installed inside the repository (.venv), so a fresh clone needs
+# only Python 3.11+ on the PATH. The install is skipped when the pinned
+# requirements have not changed since the last run (a hash stamp in .venv).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VENV="$REPO_ROOT/.venv"
+PY="$VENV/bin/python"
+
+_pick_python() {
+  for candidate in python3.13 python3.12 python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+      "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+        echo "$candidate"; return 0
+    fi
+  done
+  echo "Python 3.11 or newer is required" >&2
+  return 1
+}
+
+ensure_python_env() {
+  local requirements="$1"   # requirements.txt or requirements-dev.txt
+  if [ ! -x "$PY" ]; then
+    echo "==> creating virtual environment in .venv"
+    "$(_pick_python)" -m venv "$VENV"
+  fi
+  local stamp="$VENV/.requirements-$(basename "$requirements").sha256"
+  local wanted
+  wanted="$(cat "$REPO_ROOT/requirements.txt" "$REPO_ROOT/$requirements" | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    echo "==> installing Python packages ($requirements)"
+    "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
+    "$PY" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/$requirements"
+    echo "$wanted" > "$stamp"
+  fi
+  # The API package lives one level down (platform/cara) so that no package is
+  # named `platform` (it would shadow the standard library module). A .pth file
+  # puts platform/ and the repo root (tenants, workers) on the import path.
+  local site
+  site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  printf '%s\n%s\n' "$REPO_ROOT/platform" "$REPO_ROOT" > "$site/cara-paths.pth"
+}
