@@ -1,0 +1,1 @@
+"""Cara API: the FastAPI service behind /api."""

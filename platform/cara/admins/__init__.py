@@ -1,0 +1,1 @@
+"""Platform administrators: invitations (admins are never self-registered)."""

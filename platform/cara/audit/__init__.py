@@ -1,0 +1,1 @@
+"""Append-only audit trails: platform-wide and per tenant."""

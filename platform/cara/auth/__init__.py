@@ -1,0 +1,1 @@
+"""Sign-up, sign-in, the current user, sign-out and password reset."""

@@ -1,0 +1,107 @@
+"""Who is calling: the token, checked against the database on every request.
+
+Declared once and used in signatures, e.g. `principal: HospitalPrincipal`.
+The check loads the account together with its tenant, so a deactivated
+account, a suspended tenant, a changed password or a token whose tenant claim
+does not match the account are all refused at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Annotated
+
+import redis
+from fastapi import Depends, Request
+from sqlalchemy import select
+
+from cara.auth import tokens
+from cara.kit.deps import DbSession, bearer_token
+from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
+from cara.models import Account, Tenant
+
+AUTH_FAILED = "Authentication failed. Please log in again."
+NO_TOKEN = "No authentication token found"  # noqa: S105 - a message, not a secret
+NO_PERMISSION = "You do not have permission to access this resource."
+
+
+@dataclass(frozen=True)
+class Principal:
+    account: Account
+    claims: tokens.TokenClaims
+    tenant_schema: str | None
+    tenant_kind: str | None
+
+    @property
+    def id(self) -> uuid.UUID:
+        return self.account.id
+
+    @property
+    def role(self) -> str:
+        return self.account.role
+
+    @property
+    def hospital_id(self) -> uuid.UUID | None:
+        return self.account.hospital_id
+
+
+def authenticate(request: Request, session: DbSession) -> Principal:
+    token = bearer_token(request)
+    if token is None:
+        raise Unauthorized(NO_TOKEN)
+    claims: tokens.TokenClaims | None = getattr(request.state, "token_claims", None)
+    if claims is None:
+        raise Unauthorized(AUTH_FAILED)
+    try:
+        if tokens.is_revoked(claims):
+            raise Unauthorized(AUTH_FAILED)
+    except redis.RedisError as exc:
+        # Fail closed: without the revocation list we cannot tell a logged-out token.
+        raise ServiceUnavailable("Service temporarily unavailable. Please try again shortly.") from exc
+
+    row = session.execute(
+        select(Account, Tenant.schema_name, Tenant.kind, Tenant.status)
+        .outerjoin(Tenant, Tenant.id == Account.tenant_id)
+        .where(Account.id == claims.account_id)
+    ).first()
+    if row is None:
+        raise Unauthorized(AUTH_FAILED)
+    account, schema, kind, tenant_status = row
+    if (
+        account.role != claims.role
+        or schema != claims.tenant_schema
+        or claims.issued_at_ms < int(account.password_changed_at.timestamp() * 1000)
+    ):
+        raise Unauthorized(AUTH_FAILED)
+    if not account.is_active:
+        raise Forbidden("Your account has been deactivated. Please contact your administrator.")
+    if tenant_status is not None and tenant_status != "active":
+        raise Forbidden("Access for your organisation is suspended. Please contact support.")
+    return Principal(account=account, claims=claims, tenant_schema=schema, tenant_kind=kind)
+
+
+class Authenticator:
+    """Dependency that authenticates and, if `roles` is given, checks the role."""
+
+    def __init__(self, *roles: str) -> None:
+        self.roles = frozenset(roles)
+
+    def __call__(self, principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
+        if self.roles and principal.role not in self.roles:
+            raise Forbidden(NO_PERMISSION)
+        return principal
+
+
+def optional_principal(request: Request, session: DbSession) -> Principal | None:
+    """The principal when a bearer token is sent, else None (public endpoints)."""
+    if bearer_token(request) is None:
+        return None
+    return authenticate(request, session)
+
+
+AnyPrincipal = Annotated[Principal, Depends(Authenticator())]
+AdminPrincipal = Annotated[Principal, Depends(Authenticator("admin"))]
+HospitalPrincipal = Annotated[Principal, Depends(Authenticator("hospital"))]
+DoctorPrincipal = Annotated[Principal, Depends(Authenticator("doctor"))]
+OptionalPrincipal = Annotated[Principal | None, Depends(optional_principal)]

@@ -1,0 +1,72 @@
+"""Settings, read once from the environment.
+
+One pydantic-settings class for the whole service. Outside development it
+refuses the built-in development secret, so a production deploy cannot start
+with a guessable JWT key.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET = "cara-development-secret-change-me-0123456789"  # noqa: S105 - refused outside development
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    cara_env: Literal["development", "test", "production"] = "development"
+
+    database_url: str = "postgresql+psycopg://postgres@127.0.0.1:5432/cara"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    db_pool_size: int = 20
+    db_max_overflow: int = 10
+
+    jwt_secret: str = DEV_SECRET
+    jwt_ttl_minutes: int = 60 * 12
+    password_reset_ttl_minutes: int = 60
+
+    # Login throttling: failed attempts allowed per (email, client address)
+    # inside the window before further attempts are refused.
+    login_max_failures: int = 5
+    login_window_seconds: int = 15 * 60
+
+    max_body_bytes: int = 1_048_576
+
+    # First platform admin, created at startup / by `python -m cara.seed` when
+    # both are set. Later admins join by invitation only.
+    first_admin_email: str | None = None
+    first_admin_password: str | None = None
+    first_admin_name: str = "Platform Administrator"
+    admin_invitation_ttl_hours: int = 72
+
+    public_base_url: str = "http://127.0.0.1:8000"
+
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_from: str = "Cara <no-reply@cara.local>"
+    smtp_starttls: bool = True
+
+    # OpenTelemetry: "none" (default) or "otlp" (uses the standard
+    # OTEL_EXPORTER_OTLP_* variables) or "console".
+    otel_traces_exporter: Literal["none", "otlp", "console"] = Field(
+        default="none", validation_alias="OTEL_TRACES_EXPORTER"
+    )
+    otel_service_name: str = Field(default="cara-api", validation_alias="OTEL_SERVICE_NAME")
+
+    @model_validator(mode="after")
+    def _refuse_dev_secret_in_production(self) -> Settings:
+        if self.cara_env == "production" and (self.jwt_secret == DEV_SECRET or len(self.jwt_secret) < 32):
+            raise ValueError("JWT_SECRET must be set to a random value of 32+ characters in production")
+        return self
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,1 @@
+"""Embedded development stack: PostgreSQL and Redis from wheels, plus the `./ops/dev` supervisor."""

@@ -1,0 +1,1 @@
+"""Doctors: specialties and profiles."""

@@ -1,0 +1,1 @@
+"""Small shared helpers used by every domain."""

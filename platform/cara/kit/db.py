@@ -1,0 +1,85 @@
+"""Database engine and sessions.
+
+Tenant tables are declared without a schema; a session is bound to one tenant
+with SQLAlchemy's `schema_translate_map={None: schema}` so every statement it
+compiles names that tenant's schema explicitly. Platform tables always carry
+`schema="platform"` and are unaffected by the map.
+
+We never use `SET search_path` per request: on pooled connections it leaks
+from one tenant to the next. Instead every connection starts with a
+search_path pointing at an empty schema (`cara_void`), so raw SQL that forgets
+to qualify a table fails instead of silently reading the wrong tenant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from cara.config import get_settings
+
+VOID_SCHEMA = "cara_void"
+
+
+def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 10) -> Engine:
+    return create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_pre_ping=True,
+        connect_args={"options": f"-c search_path={VOID_SCHEMA}"},
+    )
+
+
+@lru_cache
+def get_engine() -> Engine:
+    settings = get_settings()
+    return make_engine(
+        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow
+    )
+
+
+@lru_cache
+def _factory() -> sessionmaker[Session]:
+    return sessionmaker(bind=get_engine(), expire_on_commit=False)
+
+
+def platform_session() -> Session:
+    """A session for platform tables only (tenant tables would fail: no schema)."""
+    return _factory()()
+
+
+def tenant_session(schema: str) -> Session:
+    """A session whose unqualified (tenant) tables resolve to `schema`.
+
+    Platform tables remain reachable through their explicit schema, so one
+    session (and one transaction) can write an account and its tenant profile.
+    """
+    bind = get_engine().execution_options(schema_translate_map={None: schema})
+    return Session(bind=bind, expire_on_commit=False)
+
+
+@contextmanager
+def session_scope(schema: str | None = None) -> Iterator[Session]:
+    """Open a session, commit on success, roll back on error (CLI and workers)."""
+    session = tenant_session(schema) if schema else platform_session()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def reset_engine() -> None:
+    """Forget the cached engine (tests switch databases)."""
+    if get_engine.cache_info().currsize:
+        get_engine().dispose()
+    get_engine.cache_clear()
+    _factory.cache_clear()

@@ -1,0 +1,50 @@
+"""Request-scoped dependencies shared by every domain.
+
+`DbSession` is one SQLAlchemy session per request. When the request carries a
+bearer token, the session is bound to the tenant schema named in the token;
+the principal check (cara.auth.principal) then confirms from the database that
+the account really belongs to that tenant before any handler runs. Handlers
+own the transaction: they call `session.commit()` when their work is done;
+anything uncommitted is rolled back when the request ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from cara.auth import tokens
+from cara.kit.db import platform_session, tenant_session
+from tenants import naming
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+def _session(request: Request) -> Iterator[Session]:
+    token = bearer_token(request)
+    claims = tokens.decode(token) if token else None
+    request.state.token_claims = claims
+    schema = claims.tenant_schema if claims else None
+    if schema and naming.is_valid_schema(schema):
+        session = tenant_session(schema)
+        request.state.tenant_schema = schema
+    else:
+        session = platform_session()
+        request.state.tenant_schema = None
+    try:
+        yield session
+    finally:
+        session.rollback()
+        session.close()
+
+
+DbSession = Annotated[Session, Depends(_session, scope="function")]

@@ -1,0 +1,88 @@
+"""Turning every failure into the one error shape {"message", "fields"}.
+
+Unexpected exceptions become a 500 with a generic text; their details go to
+the log (with the request id), never to the client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from cara.kit.errors import CaraError, TooManyRequests
+
+log = logging.getLogger("cara.errors")
+
+_TYPE_MESSAGES = {
+    "int_parsing": "Must be a whole number",
+    "int_type": "Must be a whole number",
+    "int_from_float": "Must be a whole number",
+    "bool_parsing": "Must be true or false",
+    "bool_type": "Must be true or false",
+    "string_type": "Must be text",
+    "string_too_long": "Is too long",
+    "list_type": "Must be a list",
+    "dict_type": "Must be an object",
+    "model_attributes_type": "Must be an object",
+    "missing": "Is required",
+    "uuid_parsing": "Must be a valid id",
+    "literal_error": "Is not an accepted value",
+}
+
+
+def error_body(message: str, fields: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"message": message, "fields": fields or {}}
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+async def _cara_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, CaraError)
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequests) else None
+    return JSONResponse(error_body(exc.message, exc.fields), status_code=exc.status_code, headers=headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return JSONResponse(error_body("Malformed JSON in request body."), status_code=400)
+    if any(tuple(e.get("loc", ())) == ("body",) for e in errors):
+        return JSONResponse(error_body("Request body must be a JSON object."), status_code=400)
+    fields: dict[str, str] = {}
+    for e in errors:
+        name = _field_name(tuple(e.get("loc", ())))
+        fields.setdefault(name, _TYPE_MESSAGES.get(str(e.get("type")), "Invalid value"))
+    return JSONResponse(error_body("Please fix the errors in the form", fields), status_code=422)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    texts = {404: "Not found.", 405: "Method not allowed."}
+    message = texts.get(exc.status_code) or (exc.detail if isinstance(exc.detail, str) else "Request failed.")
+    return JSONResponse(error_body(message), status_code=exc.status_code, headers=exc.headers)
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled error", exc_info=exc, extra={"path_template": _route(request)})
+    return JSONResponse(error_body("Something went wrong on our side. Please try again."), status_code=500)
+
+
+def _route(request: Request) -> str:
+    route = request.scope.get("route")
+    return getattr(route, "path", "unmatched")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(CaraError, _cara_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

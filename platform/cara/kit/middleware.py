@@ -1,0 +1,115 @@
+"""ASGI middleware: request ids with one access-log line, and a body size cap."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cara.kit.logging import request_id_var
+
+log = logging.getLogger("cara.access")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{8,128}$")
+
+
+class RequestContext:
+    """Assigns X-Request-ID (or keeps a well-formed incoming one) and logs the request.
+
+    The access line names the route template (/api/doctors/{id}), never the
+    concrete path or query string, which may contain emails or tokens.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            route = scope.get("route")
+            if scope.get("path") != "/api/health":
+                log.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "route": getattr(route, "path", "unmatched"),
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    },
+                )
+            request_id_var.reset(token)
+
+
+class BodySizeLimit:
+    """Refuses bodies over `max_bytes` with 413 before the app reads them."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await _too_large(send, self.max_bytes)
+            return
+        received = 0
+
+        async def limited_receive() -> Message:
+            # A chunked body has no content-length: count as it streams in.
+            # The HTTPException is turned into the error shape by the app.
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise HTTPException(status_code=413, detail=_too_large_text(self.max_bytes))
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _too_large_text(limit: int) -> str:
+    return f"Request body is too large (limit {limit // 1024} KB)."
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body: dict[str, Any] = {
+        "message": _too_large_text(limit),
+        "fields": {},
+    }
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})

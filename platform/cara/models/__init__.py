@@ -1,0 +1,33 @@
+"""ORM models: `platform.py` (schema `platform`) and `tenant.py` (one schema per tenant)."""
+
+from cara.models.base import PlatformBase, TenantBase
+from cara.models.platform import (
+    Account,
+    AdminInvitation,
+    AuditEvent,
+    Hospital,
+    PasswordReset,
+    Payment,
+    Plan,
+    ProviderEvent,
+    Subscription,
+    Tenant,
+)
+from cara.models.tenant import DoctorProfile, TenantAuditEvent
+
+__all__ = [
+    "Account",
+    "AdminInvitation",
+    "AuditEvent",
+    "DoctorProfile",
+    "Hospital",
+    "PasswordReset",
+    "Payment",
+    "Plan",
+    "PlatformBase",
+    "ProviderEvent",
+    "Subscription",
+    "Tenant",
+    "TenantAuditEvent",
+    "TenantBase",
+]

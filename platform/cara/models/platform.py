@@ -1,0 +1,236 @@
+"""Platform-wide tables (schema `platform`): who can sign in, which tenants
+exist, plans and billing, provider events and the platform audit trail.
+
+Tenant tables may reference these (they become Citus reference tables on
+scale-out); these never reference a tenant schema.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import Mapped, mapped_column
+
+from cara.models.base import PlatformBase, created_at, updated_at, uuid_pk
+
+ROLES = ("doctor", "hospital", "admin")
+TENANT_KINDS = ("hospital", "independent")
+TENANT_STATUSES = ("active", "suspended")
+# Subscription statuses that count as "live": an account may hold at most one.
+LIVE_SUBSCRIPTION_STATUSES = ("trialing", "active", "past_due", "unpaid", "incomplete", "paused")
+
+
+class Tenant(PlatformBase):
+    """The registry of tenant schemas: one per hospital plus `independent`."""
+
+    __tablename__ = "tenants"
+    __table_args__ = (
+        CheckConstraint(f"kind IN {TENANT_KINDS}", name="kind"),
+        CheckConstraint(f"status IN {TENANT_STATUSES}", name="status"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    schema_name: Mapped[str] = mapped_column(String(63), unique=True, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    created_at: Mapped[datetime] = created_at()
+
+
+class Hospital(PlatformBase):
+    __tablename__ = "hospitals"
+    __table_args__ = (CheckConstraint("type IN ('private', 'public')", name="type"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    tenant_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), unique=True, nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    email: Mapped[str] = mapped_column(String(254), nullable=False)
+    phone_number: Mapped[str] = mapped_column(String(32), nullable=False)
+    address: Mapped[str] = mapped_column(String(500), nullable=False, default="")
+    type: Mapped[str] = mapped_column(String(16), nullable=False, default="private")
+    registration_number: Mapped[str] = mapped_column(String(100), nullable=False, default="")
+    capacity: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    country: Mapped[str] = mapped_column(String(100), nullable=False, default="")
+    state: Mapped[str] = mapped_column(String(100), nullable=False, default="")
+    website: Mapped[str | None] = mapped_column(String(500))
+    is_verified: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class Account(PlatformBase):
+    """A sign-in identity. Email is unique platform-wide (stored lower-cased)."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (CheckConstraint(f"role IN {ROLES}", name="role"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    email: Mapped[str] = mapped_column(String(254), unique=True, nullable=False)
+    password_hash: Mapped[str] = mapped_column(String(255), nullable=False)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    phone_number: Mapped[str] = mapped_column(String(32), nullable=False, default="")
+    tenant_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), index=True
+    )
+    hospital_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("hospitals.id", ondelete="CASCADE"), index=True
+    )
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    # Tokens issued before this instant are refused (set on password change).
+    password_changed_at: Mapped[datetime] = created_at()
+    last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class Plan(PlatformBase):
+    __tablename__ = "plans"
+    __table_args__ = (CheckConstraint("audience IN ('hospital', 'doctor')", name="audience"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    code: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    audience: Mapped[str] = mapped_column(String(16), nullable=False)
+    name: Mapped[str] = mapped_column(String(100), nullable=False)
+    price_cents: Mapped[int] = mapped_column(Integer, nullable=False)
+    annual_price_cents: Mapped[int | None] = mapped_column(Integer)
+    max_doctors: Mapped[int | None] = mapped_column(Integer)
+    features: Mapped[list[str]] = mapped_column(JSONB, nullable=False, default=list)
+    sort_order: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    stripe_product_id: Mapped[str | None] = mapped_column(String(255))
+    stripe_monthly_price_id: Mapped[str | None] = mapped_column(String(255))
+    stripe_annual_price_id: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class Subscription(PlatformBase):
+    __tablename__ = "subscriptions"
+    __table_args__ = (
+        CheckConstraint("billing_cycle IN ('monthly', 'annual')", name="billing_cycle"),
+        # One account never holds two live subscriptions.
+        Index(
+            "uq_subscriptions_one_live_per_account",
+            "account_id",
+            unique=True,
+            postgresql_where=text(f"status IN {LIVE_SUBSCRIPTION_STATUSES}"),
+        ),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    plan_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("plans.id"))
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    billing_cycle: Mapped[str] = mapped_column(String(16), nullable=False, default="monthly")
+    stripe_customer_id: Mapped[str | None] = mapped_column(String(255), index=True)
+    stripe_subscription_id: Mapped[str | None] = mapped_column(String(255), unique=True)
+    current_period_start: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    current_period_end: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    trial_end: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    cancel_at_period_end: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    last_payment_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class Payment(PlatformBase):
+    __tablename__ = "payments"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), index=True
+    )
+    subscription_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("subscriptions.id", ondelete="SET NULL")
+    )
+    plan_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("plans.id"))
+    amount_cents: Mapped[int] = mapped_column(Integer, nullable=False)
+    currency: Mapped[str] = mapped_column(String(3), nullable=False, default="usd")
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    stripe_invoice_id: Mapped[str | None] = mapped_column(String(255), unique=True)
+    paid_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+
+
+class ProviderEvent(PlatformBase):
+    """Every webhook event from a provider, stored once by its id."""
+
+    __tablename__ = "provider_events"
+    __table_args__ = (UniqueConstraint("source", "event_id", name="uq_provider_events_source_event"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(32), nullable=False)
+    event_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    type: Mapped[str] = mapped_column(String(100), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    received_at: Mapped[datetime] = created_at()
+    processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+
+class AuditEvent(PlatformBase):
+    """Append-only record of platform-level actions (who, what, when)."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    actor_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    actor_role: Mapped[str | None] = mapped_column(String(16))
+    action: Mapped[str] = mapped_column(String(100), nullable=False)
+    target_type: Mapped[str | None] = mapped_column(String(50))
+    target_id: Mapped[str | None] = mapped_column(String(100))
+    tenant_schema: Mapped[str | None] = mapped_column(String(63))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = created_at()
+
+
+class PasswordReset(PlatformBase):
+    """A single-use, expiring reset token. Only its SHA-256 is stored."""
+
+    __tablename__ = "password_resets"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    mailed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+
+
+class AdminInvitation(PlatformBase):
+    """Admins join only by invitation from an existing admin."""
+
+    __tablename__ = "admin_invitations"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    email: Mapped[str] = mapped_column(String(254), nullable=False, index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    invited_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id", ondelete="SET NULL"))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    accepted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    mailed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()

@@ -1,0 +1,71 @@
+"""Tenant tables: one copy per tenant schema (`hospital_<id>` or `independent`).
+
+They carry no schema here; the session's schema_translate_map supplies it.
+References go only to this tenant's own tables or to platform tables, never to
+another tenant schema (the rule that keeps Citus schema sharding possible).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import Mapped, mapped_column
+
+from cara.models.base import TenantBase, created_at, updated_at, uuid_pk
+from cara.models.platform import Account
+
+
+def default_availability() -> list[dict[str, Any]]:
+    """Monday to Friday 09:00-17:00 available; the weekend not (spec §3)."""
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    return [
+        {"day": d, "startTime": "09:00", "endTime": "17:00", "isAvailable": d not in ("Saturday", "Sunday")}
+        for d in days
+    ]
+
+
+class DoctorProfile(TenantBase):
+    """A doctor's professional profile; the sign-in identity is platform.accounts."""
+
+    __tablename__ = "doctors"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True),
+        ForeignKey(Account.__table__.c.id, ondelete="CASCADE"),
+        unique=True,
+        nullable=False,
+    )
+    specialty: Mapped[str] = mapped_column(String(50), nullable=False)
+    license_number: Mapped[str] = mapped_column(String(100), nullable=False)
+    experience: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    country: Mapped[str] = mapped_column(String(100), nullable=False, default="")
+    state: Mapped[str] = mapped_column(String(100), nullable=False, default="")
+    profile_picture: Mapped[str | None] = mapped_column(String(500))
+    education: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
+    certifications: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
+    work_history: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
+    availability: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=default_availability)
+    is_hospital_created: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    is_verified: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    privacy_policy_accepted: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class TenantAuditEvent(TenantBase):
+    """Append-only log of who created, changed or removed what in this tenant."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    actor_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    action: Mapped[str] = mapped_column(String(100), nullable=False)
+    target_type: Mapped[str | None] = mapped_column(String(50))
+    target_id: Mapped[str | None] = mapped_column(String(100))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = created_at()

@@ -1,0 +1,74 @@
+"""OpenTelemetry setup for the API and the workers.
+
+The exporter is chosen by OTEL_TRACES_EXPORTER: "otlp" (endpoint from the
+standard OTEL_EXPORTER_OTLP_* variables), "console", or "none" (default: no
+spans leave the process). FastAPI, SQLAlchemy and Redis are instrumented;
+Dramatiq is covered by workers.middleware.TraceContext.
+
+Patient data never goes into span attributes: SQLAlchemy spans carry the
+statement text with bound parameters left out, HTTP spans carry the route
+template, and our own spans add only ids and counts.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+
+from cara.config import get_settings
+
+log = logging.getLogger("cara.tracing")
+_configured = False
+
+
+def setup_tracing(
+    *,
+    service_name: str | None = None,
+    instrument_app: Any | None = None,
+    extra_processor: SpanProcessor | None = None,
+) -> TracerProvider | None:
+    """Install the tracer provider once per process and instrument libraries."""
+    global _configured
+    settings = get_settings()
+    if _configured:
+        if instrument_app is not None:
+            _instrument_fastapi(instrument_app)
+        return None
+    _configured = True
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": service_name or settings.otel_service_name})
+    )
+    if settings.otel_traces_exporter == "otlp":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    elif settings.otel_traces_exporter == "console":
+        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter()))
+    if extra_processor is not None:
+        provider.add_span_processor(extra_processor)
+    trace.set_tracer_provider(provider)
+
+    from opentelemetry.instrumentation.redis import RedisInstrumentor
+    from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
+
+    from cara.kit.db import get_engine
+
+    SQLAlchemyInstrumentor().instrument(engine=get_engine(), enable_commenter=False)
+    RedisInstrumentor().instrument(sanitize_query=True)
+    if instrument_app is not None:
+        _instrument_fastapi(instrument_app)
+    return provider
+
+
+def _instrument_fastapi(app: Any) -> None:
+    from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+
+    if not getattr(app.state, "otel_instrumented", False):
+        # Query strings can carry emails (password reset links): keep them out.
+        FastAPIInstrumentor.instrument_app(app, excluded_urls="api/health")
+        app.state.otel_instrumented = True

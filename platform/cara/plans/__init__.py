@@ -1,0 +1,1 @@
+"""Subscription plans: the catalogue and its seeding."""

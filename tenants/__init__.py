@@ -1,0 +1,1 @@
+"""Schema-per-tenant lifecycle: naming, registry, provisioning, migrations, CLI."""

@@ -1,0 +1,1 @@
+"""Dramatiq workers: broker, middleware, actors by domain, and the scheduler."""

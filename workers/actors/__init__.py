@@ -1,0 +1,1 @@
+"""Actors by domain. Names read `<domain>.<event>`; arguments are ids."""

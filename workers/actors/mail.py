@@ -1,0 +1,58 @@
+"""mail.* actors: messages that carry links (password reset, admin invitation)."""
+
+from __future__ import annotations
+
+import uuid
+
+import dramatiq
+from sqlalchemy import select
+
+from cara.config import get_settings
+from cara.kit.db import session_scope
+from cara.models import Account, AdminInvitation, PasswordReset
+from cara.models.base import utcnow
+from cara.notifications import mailer
+
+
+@dramatiq.actor(actor_name="mail.password_reset", queue_name="mail", max_retries=5)
+def password_reset(reset_id: str, token: str) -> None:
+    """Email the reset link. Idempotent: a reset already mailed or used is skipped."""
+    with session_scope() as session:
+        row = session.execute(
+            select(PasswordReset, Account.email)
+            .join(Account, Account.id == PasswordReset.account_id)
+            .where(PasswordReset.id == uuid.UUID(reset_id))
+            .with_for_update(of=PasswordReset)
+        ).first()
+        if row is None:
+            return
+        reset, email = row
+        if reset.mailed_at is not None or reset.used_at is not None:
+            return
+        link = f"{get_settings().public_base_url}/forgot-password?token={token}"
+        mailer.send(
+            to=email,
+            subject="Reset your Cara password",
+            body=(
+                "Someone asked to reset the password of your Cara account.\n\n"
+                f"Open this link to choose a new password (valid for "
+                f"{get_settings().password_reset_ttl_minutes} minutes, usable once):\n{link}\n\n"
+                "If it was not you, ignore this email; your password stays the same."
+            ),
+        )
+        reset.mailed_at = utcnow()
+
+
+@dramatiq.actor(actor_name="mail.admin_invitation", queue_name="mail", max_retries=5)
+def admin_invitation(invitation_id: str, token: str) -> None:
+    with session_scope() as session:
+        invitation = session.get(AdminInvitation, uuid.UUID(invitation_id), with_for_update=True)
+        if invitation is None or invitation.mailed_at is not None or invitation.accepted_at is not None:
+            return
+        link = f"{get_settings().public_base_url}/admin-register?invitation={token}"
+        mailer.send(
+            to=invitation.email,
+            subject="You are invited to administer Cara",
+            body=f"You have been invited to become a Cara platform administrator.\n\n{link}\n",
+        )
+        invitation.mailed_at = utcnow()

@@ -1,0 +1,98 @@
+"""Middleware that carries request context into jobs.
+
+* TenantContext: the tenant schema of the request that enqueued a job travels
+  in the message options and is exposed to the actor while it runs.
+* TraceContext: the W3C trace context of the enqueuing span travels in the
+  message options; the worker continues the same trace in a consumer span.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+import dramatiq
+from dramatiq.broker import MessageProxy
+from dramatiq.middleware import Middleware
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+
+current_tenant: ContextVar[str | None] = ContextVar("current_tenant", default=None)
+
+_tracer = trace.get_tracer("cara.workers")
+
+
+class TenantContext(Middleware):
+    @property
+    def actor_options(self) -> set[str]:
+        return set()
+
+    def before_enqueue(self, broker: dramatiq.Broker, message: dramatiq.Message[Any], delay: int) -> None:
+        tenant = current_tenant.get()
+        if tenant and "tenant" not in message.options:
+            message.options["tenant"] = tenant
+
+    def before_process_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
+        message.options["_tenant_token"] = current_tenant.set(message.options.get("tenant"))
+
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: MessageProxy,
+        *,
+        result: Any | None = None,
+        exception: BaseException | None = None,
+    ) -> None:
+        token = message.options.pop("_tenant_token", None)
+        if token is not None:
+            current_tenant.reset(token)
+
+    def after_skip_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
+        self.after_process_message(broker, message)
+
+
+class TraceContext(Middleware):
+    def before_enqueue(self, broker: dramatiq.Broker, message: dramatiq.Message[Any], delay: int) -> None:
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier)
+        if carrier:
+            message.options["trace"] = carrier
+
+    def before_process_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
+        parent = propagate.extract(message.options.get("trace") or {})
+        span = _tracer.start_span(
+            f"{message.actor_name} process",
+            context=parent,
+            kind=trace.SpanKind.CONSUMER,
+            attributes={
+                "messaging.system": "dramatiq",
+                "messaging.destination.name": message.queue_name,
+                "messaging.message.id": message.message_id,
+                "cara.actor": message.actor_name,
+                "cara.retries": int(message.options.get("retries", 0)),
+            },
+        )
+        token = otel_context.attach(trace.set_span_in_context(span))
+        message.options["_trace_span"] = span
+        message.options["_trace_token"] = token
+
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: MessageProxy,
+        *,
+        result: Any | None = None,
+        exception: BaseException | None = None,
+    ) -> None:
+        span = message.options.pop("_trace_span", None)
+        token = message.options.pop("_trace_token", None)
+        if span is not None:
+            if exception is not None:
+                span.record_exception(exception)
+                span.set_status(trace.Status(trace.StatusCode.ERROR, type(exception).__name__))
+            span.end()
+        if token is not None:
+            otel_context.detach(token)
+
+    def after_skip_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
+        self.after_process_message(broker, message)

@@ -1,0 +1,74 @@
+"""The scheduler: enqueues periodic jobs. `python -m workers.scheduler`.
+
+Each periodic job fires once per interval slot. A Redis `SET NX` on
+(job, slot) makes sure that two scheduler replicas never enqueue the same slot
+twice, so running one per deploy replica is safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from types import FrameType
+
+from cara.kit.logging import configure_logging
+from cara.kit.redis import get_redis
+
+log = logging.getLogger("cara.scheduler")
+
+
+@dataclass(frozen=True)
+class PeriodicJob:
+    actor_name: str
+    every_seconds: int
+
+
+SCHEDULE: tuple[PeriodicJob, ...] = (PeriodicJob("maintenance.purge_expired_tokens", 3600),)
+
+
+def due_slot(job: PeriodicJob, now: float) -> int:
+    return int(now // job.every_seconds)
+
+
+def tick(now: float | None = None) -> list[str]:
+    """Enqueue every job whose current slot has not been claimed yet; returns what was sent."""
+    from workers.registry import broker
+
+    now = time.time() if now is None else now
+    sent = []
+    for job in SCHEDULE:
+        slot = due_slot(job, now)
+        claimed = get_redis().set(
+            f"cara:scheduler:{job.actor_name}:{slot}", "1", nx=True, ex=job.every_seconds * 2
+        )
+        if claimed:
+            broker.get_actor(job.actor_name).send()
+            sent.append(job.actor_name)
+    return sent
+
+
+def main() -> None:
+    configure_logging()
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    log.info("scheduler started", extra={"jobs": [j.actor_name for j in SCHEDULE]})
+    while not stop.is_set():
+        try:
+            for name in tick():
+                log.info("periodic job enqueued", extra={"actor": name})
+        except Exception:  # the broker may be briefly down; try again next tick
+            log.exception("scheduler tick failed")
+        stop.wait(10)
+    log.info("scheduler stopped")
+
+
+if __name__ == "__main__":
+    main()
