@@ -8,6 +8,7 @@ rows do not exist (yet), and a failed request leaves no job behind.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from opentelemetry import trace
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from workers.middleware import current_tenant
 
+log = logging.getLogger("cara.jobs")
 _PENDING = "cara_pending_jobs"
 _tracer = trace.get_tracer("cara.workers")
 
@@ -50,7 +52,13 @@ def _send(actor_name: str, tenant: str | None, kwargs: dict[str, Any]) -> None:
 def _flush_jobs(session: Session) -> None:
     jobs = session.info.pop(_PENDING, [])
     for actor_name, tenant, kwargs in jobs:
-        _send(actor_name, tenant, kwargs)
+        try:
+            _send(actor_name, tenant, kwargs)
+        except Exception:
+            # The data is committed; failing the request now would only make
+            # the client retry a write that succeeded. The job is logged by
+            # name so an operator can replay it (ops/RUNBOOK.md, broker down).
+            log.exception("job could not be enqueued after commit", extra={"actor": actor_name})
 
 
 @event.listens_for(Session, "after_soft_rollback")

@@ -9,12 +9,13 @@ from sqlalchemy import select
 
 from cara.config import get_settings
 from cara.kit.db import session_scope
+from workers.broker import broker
 from cara.models import Account, AdminInvitation, PasswordReset
 from cara.models.base import utcnow
 from cara.notifications import mailer
 
 
-@dramatiq.actor(actor_name="mail.password_reset", queue_name="mail", max_retries=5)
+@dramatiq.actor(broker=broker, actor_name="mail.password_reset", queue_name="mail", max_retries=5)
 def password_reset(reset_id: str, token: str) -> None:
     """Email the reset link. Idempotent: a reset already mailed or used is skipped."""
     with session_scope() as session:
@@ -43,7 +44,7 @@ def password_reset(reset_id: str, token: str) -> None:
         reset.mailed_at = utcnow()
 
 
-@dramatiq.actor(actor_name="mail.admin_invitation", queue_name="mail", max_retries=5)
+@dramatiq.actor(broker=broker, actor_name="mail.admin_invitation", queue_name="mail", max_retries=5)
 def admin_invitation(invitation_id: str, token: str) -> None:
     with session_scope() as session:
         invitation = session.get(AdminInvitation, uuid.UUID(invitation_id), with_for_update=True)

@@ -21,6 +21,7 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -81,7 +82,12 @@ class Output:
 
     _WIDTH = 9  # len("scheduler")
     _COLORS: Mapping[str, str] = {
-        "devstack": "1;32", "api": "36", "worker": "35", "scheduler": "33", "migrate": "34", "seed": "34",
+        "devstack": "1;32",
+        "api": "36",
+        "worker": "35",
+        "scheduler": "33",
+        "migrate": "34",
+        "seed": "34",
     }
 
     def __init__(self, stream: TextIO) -> None:
@@ -127,12 +133,17 @@ class Child:
 
     def __init__(self, name: str, argv: Sequence[str], env: Mapping[str, str], out: Output) -> None:
         self.name = name
-        self.command = " ".join(argv[1:]) if argv[0] == sys.executable else " ".join(argv)
+        # Shown in messages; "python" reads better than the full path of the venv's interpreter.
+        self.command = " ".join(["python", *argv[1:]] if argv[0] == sys.executable else argv)
         self._out = out
-        import subprocess  # local: only the pipe constants are needed here
-
-        self.process = spawn(argv, death_signal=signal.SIGTERM, cwd=REPO_ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.process = spawn(
+            argv,
+            death_signal=signal.SIGTERM,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         self._forwarder = threading.Thread(target=self._forward, name=f"output-{name}", daemon=True)
         self._forwarder.start()
 
@@ -155,22 +166,22 @@ class Child:
 
     def request_stop(self) -> None:
         """Ask the process, and only it, to shut down: it stops its own helpers in order."""
-        if self.process.poll() is None:
-            try:
-                os.kill(self.process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        self.process.send_signal(signal.SIGTERM)  # does nothing once the process has exited
 
     def finish_stop(self, deadline: float) -> None:
         """Wait until ``deadline`` for the process to exit, then kill it and everything it forked."""
-        import subprocess
-
         try:
             self.process.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self._out.say(f"{self.name} did not stop within {STOP_GRACE_SECONDS:.0f}s; killing it")
         stop_process(self.process, ((signal.SIGKILL, 5.0),))
         self._forwarder.join(timeout=2)
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:  # Popen's way of saying "killed by signal -code"
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit status {code}"
 
 
 class Supervisor:
@@ -194,7 +205,7 @@ class Supervisor:
         code = child.wait()
         self._children.remove(child)
         if code != 0:
-            raise StackError(f"`{child.command}` failed with exit status {code}; its output is above")
+            raise StackError(f"`{child.command}` failed ({_describe_exit(code)}); its output is above")
         self._out.say(f"{name} done in {time.monotonic() - started:.1f}s")
 
     def start_service(self, name: str, module_args: Sequence[str]) -> None:
@@ -207,7 +218,7 @@ class Supervisor:
             code = child.returncode
             if code is not None:
                 child.wait()  # show its last words before ours
-                raise StackError(f"{child.name} exited unexpectedly with status {code}")
+                raise StackError(f"{child.name} exited unexpectedly ({_describe_exit(code)})")
 
     def stop_all(self) -> None:
         """Stop every running process, all at once, within one grace period."""
@@ -230,10 +241,17 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m cara.devstack",
         description="Run Cara for development: databases, migrations, seed data, API, worker, scheduler.",
     )
-    parser.add_argument("--port", type=int, default=None,
-                        help=f"port of the API on {HOST} (default: $PORT, else {DEFAULT_PORT})")
-    parser.add_argument("--demo-ai", action="store_true",
-                        help="use the built-in demo AI instead of a real provider (sets CARA_DEMO_AI=1)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"port of the API on {HOST} (default: $PORT, else {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--demo-ai",
+        action="store_true",
+        help="use the built-in demo AI instead of a real provider (sets CARA_DEMO_AI=1)",
+    )
     args = parser.parse_args(argv)
     if args.port is None:
         try:
@@ -273,8 +291,10 @@ def _databases(stack: ExitStack, out: Output) -> tuple[str, str, list[EmbeddedPo
         postgres = stack.enter_context(start_postgres(DATA_DIR / "postgres"))
         servers.append(postgres)
         database_url = postgres.url
-        out.say(f"PostgreSQL ready on {HOST}:{postgres.port} in {time.monotonic() - started:.1f}s "
-                f"(log: {postgres.log_path.relative_to(REPO_ROOT)})")
+        out.say(
+            f"PostgreSQL ready on {HOST}:{postgres.port} in {time.monotonic() - started:.1f}s "
+            f"(log: {postgres.log_path.relative_to(REPO_ROOT)})"
+        )
     if redis_url:
         out.say("using REDIS_URL from the environment")
     else:
@@ -282,8 +302,10 @@ def _databases(stack: ExitStack, out: Output) -> tuple[str, str, list[EmbeddedPo
         redis_server = stack.enter_context(start_redis(DATA_DIR / "redis"))
         servers.append(redis_server)
         redis_url = redis_server.url
-        out.say(f"Redis ready on {HOST}:{redis_server.port} in {time.monotonic() - started:.1f}s "
-                f"(log: {redis_server.log_path.relative_to(REPO_ROOT)})")
+        out.say(
+            f"Redis ready on {HOST}:{redis_server.port} in {time.monotonic() - started:.1f}s "
+            f"(log: {redis_server.log_path.relative_to(REPO_ROOT)})"
+        )
     return database_url, redis_url, servers
 
 
@@ -302,8 +324,9 @@ def _child_env(database_url: str, redis_url: str, port: int, demo_ai: bool) -> d
     return env
 
 
-def _wait_until_healthy(port: int, supervisor: Supervisor,
-                        servers: Sequence[EmbeddedPostgres | EmbeddedRedis]) -> float:
+def _wait_until_healthy(
+    port: int, supervisor: Supervisor, servers: Sequence[EmbeddedPostgres | EmbeddedRedis]
+) -> float:
     """Poll /api/health until it answers 200; return how long that took."""
     url = f"http://{HOST}:{port}/api/health"
     started = time.monotonic()
@@ -351,6 +374,10 @@ def _run(args: argparse.Namespace, stack: ExitStack, out: Output) -> None:
 
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    # From now on we are shutting down, which the grace periods keep short. Another Ctrl-C must
+    # not interrupt that and, say, leave PostgreSQL without its shutdown checkpoint.
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
     raise StopRequested(signum)
 
 
@@ -373,12 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out.say(f"{stop} received, stopping")
                 status = 0
             except (StackError, ServerError) as error:
-                out.say(f"error: {error}; stopping everything")
-            finally:
-                # Shutting down is bounded by the grace periods; a second Ctrl-C must not cut
-                # it short and leave a database without its final checkpoint.
-                for sig in STOP_SIGNALS:
+                for sig in STOP_SIGNALS:  # as in _raise_stop: let the shutdown finish
                     signal.signal(sig, signal.SIG_IGN)
+                out.say(f"error: {error}")
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -53,6 +53,7 @@ __all__ = [
     "EmbeddedRedis",
     "ServerError",
     "exit_with_parent",
+    "free_port",
     "spawn",
     "start_postgres",
     "start_redis",

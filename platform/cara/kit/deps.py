@@ -43,7 +43,7 @@ def _session(request: Request) -> Iterator[Session]:
     try:
         yield session
     finally:
-        session.rollback()
+        # close() rolls back whatever the handler did not commit.
         session.close()
 
 

@@ -1,0 +1,137 @@
+"""Test session setup: real PostgreSQL and Redis, a fresh database per run.
+
+TEST_DATABASE_URL / TEST_REDIS_URL name servers to use (any database on the
+server works: the suite creates its own `cara_test_<random>` next to it and
+drops it at the end). Without them, embedded PostgreSQL and Redis are started
+under .data/test-* for the length of the run.
+
+Between tests every tenant schema except `independent` is dropped, platform
+tables other than plans are emptied, and the Redis database is flushed, so
+each test starts from the same seeded state.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+REPO = Path(__file__).resolve().parents[1]
+_state: dict[str, Any] = {}
+
+
+def _plain(url: str) -> str:
+    """psycopg conninfo from an SQLAlchemy URL."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    db_server = os.environ.get("TEST_DATABASE_URL")
+    redis_url = os.environ.get("TEST_REDIS_URL")
+    if not db_server or not redis_url:
+        from cara.devstack import embedded
+
+        if not db_server:
+            pg = embedded.start_postgres(REPO / ".data" / "test-postgres")
+            _state["pg"] = pg
+            db_server = pg.url
+        if not redis_url:
+            rd = embedded.start_redis(REPO / ".data" / "test-redis")
+            _state["redis"] = rd
+            redis_url = rd.url
+    if "+psycopg" not in db_server:
+        db_server = db_server.replace("postgresql://", "postgresql+psycopg://", 1)
+
+    dbname = f"cara_test_{secrets.token_hex(4)}"
+    with psycopg.connect(_plain(db_server), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{dbname}"')
+    test_url = make_url(db_server).set(database=dbname).render_as_string(hide_password=False)
+    _state.update(dbname=dbname, server=db_server)
+
+    os.environ.update(
+        CARA_ENV="test",
+        DATABASE_URL=test_url,
+        REDIS_URL=redis_url,
+        JWT_SECRET="test-secret-" + secrets.token_hex(16),
+        OTEL_TRACES_EXPORTER="none",
+        PUBLIC_BASE_URL="http://testserver",
+        LOGIN_MAX_FAILURES="5",
+    )
+    os.environ.pop("SMTP_HOST", None)
+
+    from cara.kit.db import session_scope
+    from cara.plans.seed import seed_plans
+    from tenants import migrate
+    from tenants.provisioning import ensure_independent_tenant
+
+    from cara.kit.db import get_engine
+
+    migrate.upgrade_platform(get_engine())
+    with session_scope() as session:
+        ensure_independent_tenant(session)
+        seed_plans(session)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if "dbname" in _state:
+        from cara.kit.db import reset_engine
+
+        reset_engine()
+        with psycopg.connect(_plain(_state["server"]), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{_state["dbname"]}" WITH (FORCE)')
+    for key in ("redis", "pg"):
+        if key in _state:
+            _state[key].stop()
+
+
+@pytest.fixture(autouse=True)
+def clean_state() -> Iterator[None]:
+    from cara.kit.redis import get_redis
+
+    get_redis().flushdb()
+    yield
+    reset_database()
+    get_redis().flushdb()
+
+
+def reset_database() -> None:
+    from sqlalchemy import text
+
+    from cara.kit.db import get_engine
+
+    with get_engine().begin() as conn:
+        schemas = conn.execute(
+            text("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hospital\\_%'")
+        ).scalars()
+        for schema in list(schemas):
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        conn.execute(text("TRUNCATE independent.doctors, independent.audit_events"))
+        conn.execute(
+            text(
+                "TRUNCATE platform.audit_events, platform.provider_events, platform.payments,"
+                " platform.subscriptions, platform.password_resets, platform.admin_invitations,"
+                " platform.accounts, platform.hospitals CASCADE"
+            )
+        )
+        conn.execute(text("DELETE FROM platform.tenants WHERE kind = 'hospital'"))
+
+
+@pytest.fixture(scope="session")
+def app() -> Any:
+    from cara.main import app as the_app
+
+    return the_app
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as c:
+        yield c

@@ -1,0 +1,73 @@
+"""Valid sign-up payloads and helpers to register and sign in through the API."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+_seq = itertools.count(1)
+
+
+def doctor_payload(**overrides: Any) -> dict[str, Any]:
+    n = next(_seq)
+    body: dict[str, Any] = {
+        "role": "doctor",
+        "name": f"Dr Ama Mensah {n}",
+        "email": f"doctor{n}@example.com",
+        "password": "secret1",
+        "phoneNumber": "0241234567",
+        "specialty": "Radiologist",
+        "licenseNumber": f"GMC-{n}",
+        "experience": 4,
+        "country": "Ghana",
+        "state": "Greater Accra",
+        "privacyPolicyAccepted": True,
+    }
+    body.update(overrides)
+    return body
+
+
+def hospital_payload(**overrides: Any) -> dict[str, Any]:
+    n = next(_seq)
+    body: dict[str, Any] = {
+        "role": "hospital",
+        "name": f"Korle Bu Teaching Hospital {n}",
+        "email": f"hospital{n}@example.com",
+        "password": "hospital-pass",
+        "phoneNumber": "0302123456",
+        "address": "Guggisberg Ave, Accra",
+        "type": "public",
+        "registrationNumber": f"REG-{n}",
+        "capacity": 2000,
+        "country": "Ghana",
+        "state": "Greater Accra",
+        "website": "https://kbth.example.org",
+        "privacyPolicyAccepted": True,
+    }
+    body.update(overrides)
+    return body
+
+
+def admin_payload(**overrides: Any) -> dict[str, Any]:
+    n = next(_seq)
+    body: dict[str, Any] = {
+        "role": "admin",
+        "name": f"Admin {n}",
+        "email": f"admin{n}@example.com",
+        "password": "admin-password",
+        "phoneNumber": "233241234567",
+    }
+    body.update(overrides)
+    return body
+
+
+def signup(client: Any, payload: dict[str, Any], token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = client.post("/api/auth/signup", json=payload, headers=headers)
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()["data"]
+    return data
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
