@@ -2,7 +2,7 @@
 
 * `platform`: one schema, upgraded like any Alembic project.
 * `tenant`: the same revisions applied to every tenant schema. Each schema is
-  upgraded in its own transaction, schemas run in parallel on a thread pool,
+  upgraded in its own transaction, schemas run in parallel worker processes,
   and a failure in one schema is reported without stopping the others.
 
 The tenant tree is driven through Alembic's MigrationContext directly rather
@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,11 @@ def upgrade_tenant_schema(
 ) -> None:
     """Upgrade one tenant schema on `connection` (caller owns the transaction)."""
     naming.checked(schema)
+    # create_table and friends honour schema_translate_map, but Alembic's ALTER
+    # operations (add_column, alter_column, ...) render the bare table name.
+    # A transaction-local search_path makes those land in this schema too; it
+    # ends with the transaction, so it cannot leak through the pool.
+    connection.execute(text(f'SET LOCAL search_path TO "{schema}"'))
     bound = connection.execution_options(schema_translate_map={None: schema})
     _run(
         bound,
@@ -131,22 +137,56 @@ def upgrade_tenant_schemas(
 ) -> list[SchemaResult]:
     """Upgrade every schema in `schemas`, `jobs` at a time, one transaction each.
 
-    Returns one result per schema; failures carry the error text and do not
-    stop the others (each failed schema is left at its previous revision).
+    Returns one result per schema, in the order given; failures carry the
+    error text and do not stop the others (a failed schema stays at its
+    previous revision, since its transaction rolled back).
+
+    Parallelism uses processes, not threads: revision scripts call Alembic's
+    module-level `op` proxy, which points at one migration context per
+    process, so two threads migrating at once would cross their operations.
     """
-    tenant_scripts(scripts)  # parse the script directory once, before the threads start
+    jobs = max(1, min(jobs, len(schemas)))
+    url = engine.url.render_as_string(hide_password=False)
+    location = str(scripts) if scripts else None
+    if jobs == 1:
+        return _upgrade_chunk(url, list(schemas), target, location, engine=engine)
+    chunks = [list(schemas[i::jobs]) for i in range(jobs)]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_upgrade_chunk, url, chunk, target, location) for chunk in chunks]
+        by_schema = {r.schema: r for f in futures for r in f.result()}
+    return [by_schema[s] for s in schemas]
 
-    def one(schema: str) -> SchemaResult:
-        started = time.perf_counter()
-        try:
-            with engine.begin() as conn:
-                upgrade_tenant_schema(conn, schema, target=target, scripts=scripts)
-        except Exception as exc:  # reported per schema, never raised
-            return SchemaResult(schema, False, time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
-        return SchemaResult(schema, True, time.perf_counter() - started)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, schemas))
+def _upgrade_chunk(
+    url: str, schemas: list[str], target: str, location: str | None, engine: Engine | None = None
+) -> list[SchemaResult]:
+    """Runs in a worker process (or inline): migrate `schemas` one by one."""
+    from cara.kit.db import make_engine
+
+    own_engine = engine is None
+    engine = engine or make_engine(url, pool_size=1, max_overflow=0)
+    scripts = Path(location) if location else None
+    tenant_scripts(scripts)  # parse the script directory once per process
+    results = []
+    try:
+        for schema in schemas:
+            started = time.perf_counter()
+            try:
+                with engine.begin() as conn:
+                    upgrade_tenant_schema(conn, schema, target=target, scripts=scripts)
+            except Exception as exc:  # reported per schema, never raised
+                detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+                results.append(
+                    SchemaResult(
+                        schema, False, time.perf_counter() - started, f"{type(exc).__name__}: {detail}"
+                    )
+                )
+                continue
+            results.append(SchemaResult(schema, True, time.perf_counter() - started))
+    finally:
+        if own_engine:
+            engine.dispose()
+    return results
 
 
 def failed(results: Iterable[SchemaResult]) -> list[SchemaResult]:

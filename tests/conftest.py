@@ -65,12 +65,10 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     os.environ.pop("SMTP_HOST", None)
 
-    from cara.kit.db import session_scope
+    from cara.kit.db import get_engine, session_scope
     from cara.plans.seed import seed_plans
     from tenants import migrate
     from tenants.provisioning import ensure_independent_tenant
-
-    from cara.kit.db import get_engine
 
     migrate.upgrade_platform(get_engine())
     with session_scope() as session:
@@ -135,3 +133,19 @@ def client(app: Any) -> Iterator[Any]:
 
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def worker() -> Iterator[Any]:
+    """A real Dramatiq worker on the test Redis, running in this process; yields the broker."""
+    import dramatiq
+
+    from workers.registry import broker
+
+    broker.flush_all()
+    w = dramatiq.Worker(broker, worker_threads=2, worker_timeout=50)
+    w.start()
+    try:
+        yield broker
+    finally:
+        w.stop()

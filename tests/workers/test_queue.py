@@ -9,7 +9,6 @@ from typing import Any
 import dramatiq
 import pytest
 
-
 from cara.kit.db import session_scope
 from cara.kit.redis import get_redis
 from cara.models import AuditEvent
@@ -78,8 +77,14 @@ class TestRetries:
     def test_actor_retries_with_backoff_until_it_succeeds(self, worker: Any) -> None:
         key = f"cara:test:attempts:{uuid.uuid4().hex}"
 
-        @dramatiq.actor(broker=the_broker, actor_name=f"tests.flaky_{key[-6:]}", queue_name="tests",
-                        max_retries=3, min_backoff=10, max_backoff=50)
+        @dramatiq.actor(
+            broker=the_broker,
+            actor_name=f"tests.flaky_{key[-6:]}",
+            queue_name="tests",
+            max_retries=3,
+            min_backoff=10,
+            max_backoff=50,
+        )
         def flaky() -> None:
             if get_redis().incr(key) < 3:
                 raise RuntimeError("transient")
@@ -91,5 +96,3 @@ class TestRetries:
             time.sleep(0.05)
         worker.join("tests", timeout=10_000)
         assert int(get_redis().get(key) or 0) == 3
-
-

@@ -9,10 +9,10 @@ from sqlalchemy import select
 
 from cara.config import get_settings
 from cara.kit.db import session_scope
-from workers.broker import broker
 from cara.models import Account, AdminInvitation, PasswordReset
 from cara.models.base import utcnow
 from cara.notifications import mailer
+from workers.broker import broker
 
 
 @dramatiq.actor(broker=broker, actor_name="mail.password_reset", queue_name="mail", max_retries=5)

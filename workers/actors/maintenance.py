@@ -8,12 +8,14 @@ import dramatiq
 from sqlalchemy import delete, or_
 
 from cara.kit.db import session_scope
-from workers.broker import broker
 from cara.models import AdminInvitation, PasswordReset
 from cara.models.base import utcnow
+from workers.broker import broker
 
 
-@dramatiq.actor(broker=broker, actor_name="maintenance.purge_expired_tokens", queue_name="maintenance", max_retries=3)
+@dramatiq.actor(
+    broker=broker, actor_name="maintenance.purge_expired_tokens", queue_name="maintenance", max_retries=3
+)
 def purge_expired_tokens() -> None:
     """Delete reset and invitation tokens that expired more than a day ago."""
     cutoff = utcnow() - timedelta(days=1)

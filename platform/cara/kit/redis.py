@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 # decode_responses=True: every reply is str.
-
 from functools import lru_cache
 
 import redis

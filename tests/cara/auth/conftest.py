@@ -33,7 +33,9 @@ def admin_token(client: Any) -> str:
 
 @pytest.fixture
 def invitation(client: Any, admin_token: str) -> dict[str, Any]:
-    r = client.post("/api/admin/invitations", json={"email": "new-admin@example.com"}, headers=auth(admin_token))
+    r = client.post(
+        "/api/admin/invitations", json={"email": "new-admin@example.com"}, headers=auth(admin_token)
+    )
     assert r.status_code == 201, r.text
     body: dict[str, Any] = r.json()
     body["token"] = body["invitationUrl"].split("invitation=")[1]

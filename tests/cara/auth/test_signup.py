@@ -19,7 +19,9 @@ def account_count() -> int:
 
 class TestDoctorSignup:
     def test_creates_account_in_independent_tenant(self, client: Any) -> None:
-        data = signup(client, doctor_payload(email="Ama.Mensah@Example.com", specialty="General Practitioner"))
+        data = signup(
+            client, doctor_payload(email="Ama.Mensah@Example.com", specialty="General Practitioner")
+        )
         user = data["user"]
         assert user["role"] == "doctor"
         assert user["email"] == "ama.mensah@example.com"
@@ -28,7 +30,12 @@ class TestDoctorSignup:
         assert user["hospitalId"] is None
         # default availability: Monday-Friday 09:00-17:00 available, weekend not
         days = {d["day"]: d for d in user["availability"]}
-        assert days["Monday"] == {"day": "Monday", "startTime": "09:00", "endTime": "17:00", "isAvailable": True}
+        assert days["Monday"] == {
+            "day": "Monday",
+            "startTime": "09:00",
+            "endTime": "17:00",
+            "isAvailable": True,
+        }
         assert days["Sunday"]["isAvailable"] is False
         with session_scope("independent") as s:
             count = s.execute(text("SELECT count(*) FROM independent.doctors")).scalar_one()
@@ -155,7 +162,9 @@ class TestHospitalSignup:
         r = client.post("/api/auth/signup", json=hospital_payload(email="taken@example.com"))
         assert r.status_code == 409
         with session_scope() as s:
-            n = s.execute(text("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'hospital\\_%'")).scalar_one()
+            n = s.execute(
+                text("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'hospital\\_%'")
+            ).scalar_one()
             assert n == 1
 
 
@@ -206,7 +215,9 @@ class TestAdminSignup:
 
     def test_only_admins_invite(self, client: Any) -> None:
         hospital = signup(client, hospital_payload())
-        r = client.post("/api/admin/invitations", json={"email": "x@example.com"}, headers=auth(hospital["token"]))
+        r = client.post(
+            "/api/admin/invitations", json={"email": "x@example.com"}, headers=auth(hospital["token"])
+        )
         assert r.status_code == 403
         r = client.post("/api/admin/invitations", json={"email": "x@example.com"})
         assert r.status_code == 401
@@ -219,7 +230,9 @@ class TestBadInput:
         assert r.json()["fields"]["role"] == "Invalid role"
 
     def test_malformed_json(self, client: Any) -> None:
-        r = client.post("/api/auth/signup", content=b'{"role": "doctor",', headers={"content-type": "application/json"})
+        r = client.post(
+            "/api/auth/signup", content=b'{"role": "doctor",', headers={"content-type": "application/json"}
+        )
         assert r.status_code == 400
         assert r.json() == {"message": "Malformed JSON in request body.", "fields": {}}
 

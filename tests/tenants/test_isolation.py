@@ -1,0 +1,100 @@
+"""Tenant isolation: through the API and at the database level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import ProgrammingError
+
+from cara.kit.db import platform_session, tenant_session
+from cara.models import DoctorProfile, Tenant
+from tests.factories import auth, doctor_payload, hospital_payload, signup
+
+
+@pytest.fixture
+def two_hospitals(client: Any) -> dict[str, Any]:
+    """Hospitals A and B, each with two doctors of its own."""
+    out: dict[str, Any] = {}
+    for name in ("A", "B"):
+        h = signup(client, hospital_payload(name=f"Hospital {name}"))
+        doctors = [signup(client, doctor_payload(isHospitalCreated=True), token=h["token"]) for _ in range(2)]
+        with platform_session() as s:
+            schema = s.scalar(
+                select(Tenant.schema_name).where(Tenant.kind == "hospital").order_by(Tenant.created_at.desc())
+            )
+        out[name] = {"hospital": h, "doctors": doctors, "schema": schema}
+    return out
+
+
+class TestDatabaseLevel:
+    def test_a_session_bound_to_a_tenant_sees_only_its_rows(self, two_hospitals: dict[str, Any]) -> None:
+        a, b = two_hospitals["A"], two_hospitals["B"]
+        with tenant_session(a["schema"]) as s:
+            ids = {str(d.account_id) for d in s.scalars(select(DoctorProfile))}
+        assert ids == {d["user"]["_id"] for d in a["doctors"]}
+        assert not ids & {d["user"]["_id"] for d in b["doctors"]}
+
+    def test_every_statement_names_the_bound_schema(self, two_hospitals: dict[str, Any]) -> None:
+        a = two_hospitals["A"]
+        statements: list[str] = []
+        from sqlalchemy import event
+
+        with tenant_session(a["schema"]) as s:
+            conn = s.connection()
+
+            @event.listens_for(conn, "before_cursor_execute")
+            def capture(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+                statements.append(statement)
+
+            s.scalar(select(func.count()).select_from(DoctorProfile))
+        assert statements and all(f"{a['schema']}.doctors" in st for st in statements)
+        assert not any(two_hospitals["B"]["schema"] in st for st in statements)
+
+    def test_unqualified_sql_fails_closed(self, two_hospitals: dict[str, Any]) -> None:
+        # The connection search_path is an empty schema: forgetting the schema is an error,
+        # never a silent read of whichever tenant a pooled connection last served.
+        with tenant_session(two_hospitals["A"]["schema"]) as s, pytest.raises(ProgrammingError):
+            s.execute(text("SELECT count(*) FROM doctors"))
+
+    def test_no_foreign_key_crosses_tenant_schemas(self, two_hospitals: dict[str, Any]) -> None:
+        with platform_session() as s:
+            rows = s.execute(
+                text(
+                    """
+                    SELECT src.nspname, dst.nspname
+                    FROM pg_constraint c
+                    JOIN pg_class sc ON sc.oid = c.conrelid
+                    JOIN pg_namespace src ON src.oid = sc.relnamespace
+                    JOIN pg_class dc ON dc.oid = c.confrelid
+                    JOIN pg_namespace dst ON dst.oid = dc.relnamespace
+                    WHERE c.contype = 'f'
+                    """
+                )
+            ).all()
+        for src, dst in rows:
+            if src.startswith("hospital_") or src == "independent":
+                assert dst in (src, "platform"), f"{src} references {dst}"
+
+
+class TestApiLevel:
+    def test_current_user_reads_from_own_tenant(self, client: Any, two_hospitals: dict[str, Any]) -> None:
+        for name in ("A", "B"):
+            for d in two_hospitals[name]["doctors"]:
+                me = client.get("/api/auth/user", headers=auth(d["token"])).json()
+                assert me["hospitalName"] == f"Hospital {name}"
+                assert me["licenseNumber"]  # profile came from the doctor's own tenant schema
+
+    def test_token_cannot_be_pointed_at_another_tenant(
+        self, client: Any, two_hospitals: dict[str, Any]
+    ) -> None:
+        import jwt
+
+        from cara.config import get_settings
+
+        doctor = two_hospitals["A"]["doctors"][0]
+        claims = jwt.decode(doctor["token"], options={"verify_signature": False})
+        claims["tnt"] = two_hospitals["B"]["schema"]
+        forged = jwt.encode(claims, get_settings().jwt_secret, algorithm="HS256")
+        assert client.get("/api/auth/user", headers=auth(forged)).status_code == 401

@@ -1,0 +1,152 @@
+"""Models and migrations agree; every tenant schema is at head; the CLI migrates all."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import MetaData, text
+
+from cara.kit.db import get_engine, platform_session
+from cara.models import PlatformBase, TenantBase
+from tenants import migrate, registry
+from tenants.__main__ import main as cli
+from tenants.provisioning import create_tenant_schema
+from tests.factories import hospital_payload, signup
+
+
+def _in_schema(metadata: MetaData, schema: str) -> MetaData:
+    """A copy of the tenant metadata whose tables name `schema` explicitly (what reflection sees)."""
+    copy = MetaData(schema="platform")  # platform tables keep resolving their own keys
+    for table in PlatformBase.metadata.tables.values():  # targets of tenant -> platform keys
+        table.to_metadata(copy)
+    for table in metadata.tables.values():
+        table.to_metadata(copy, schema=schema)
+    return copy
+
+
+def _in(obj: Any, type_: str, schema: str) -> bool:
+    table = obj if type_ == "table" else getattr(obj, "table", None)
+    return table is None or table.schema == schema
+
+
+def _diff(schema: str, metadata: MetaData) -> list[Any]:
+    if schema != "platform":
+        metadata = _in_schema(metadata, schema)
+    with get_engine().connect() as conn:
+        ctx = MigrationContext.configure(
+            connection=conn,
+            opts={
+                "include_schemas": True,
+                "include_name": lambda name, type_, parent: type_ != "schema" or name == schema,
+                "include_object": lambda obj, name, type_, reflected, compare_to: _in(obj, type_, schema),
+                "version_table_schema": schema,
+            },
+        )
+        return list(compare_metadata(ctx, metadata))
+
+
+def _head() -> str:
+    head = migrate.tenant_scripts().get_current_head()
+    assert head is not None
+    return head
+
+
+class TestModelsMatchMigrations:
+    def test_platform(self) -> None:
+        assert _diff("platform", PlatformBase.metadata) == []
+
+    def test_tenant_schema_built_by_migrations(self) -> None:
+        # Replaying the tenant revisions from scratch gives exactly the models...
+        with get_engine().begin() as conn:
+            conn.execute(text('CREATE SCHEMA "hospital_000000000001"'))
+            migrate.upgrade_tenant_schema(conn, "hospital_000000000001")
+        assert _diff("hospital_000000000001", TenantBase.metadata) == []
+
+    def test_tenant_schema_built_by_fast_provisioning(self) -> None:
+        # ...and so does the create_all + stamp shortcut used at signup.
+        with get_engine().begin() as conn:
+            create_tenant_schema(conn, "hospital_000000000002")
+        assert _diff("hospital_000000000002", TenantBase.metadata) == []
+        with get_engine().connect() as conn:
+            assert migrate.tenant_revision(conn, "hospital_000000000002") == _head()
+
+
+class TestEveryTenantAtHead:
+    def test_after_signups(self, client: Any) -> None:
+        for _ in range(3):
+            signup(client, hospital_payload())
+        with platform_session() as s:
+            schemas = registry.all_schema_names(s)
+        assert "independent" in schemas and len(schemas) == 4
+        with get_engine().connect() as conn:
+            assert {migrate.tenant_revision(conn, s) for s in schemas} == {_head()}
+
+
+class TestMigrateAll:
+    def test_new_revision_reaches_every_schema_and_failures_are_per_schema(
+        self, client: Any, tmp_path: Path
+    ) -> None:
+        for _ in range(3):
+            signup(client, hospital_payload())
+        with platform_session() as s:
+            schemas = registry.all_schema_names(s)
+        # a copy of the tenant tree with one more revision that adds a column
+        scripts = tmp_path / "tenant"
+        shutil.copytree(migrate.TENANT_SCRIPTS, scripts)
+        (scripts / "versions" / "t9999_test_column.py").write_text(
+            textwrap.dedent(
+                f'''
+                import sqlalchemy as sa
+                from alembic import op
+
+                revision = "t9999"
+                down_revision = "{_head()}"
+                branch_labels = None
+                depends_on = None
+
+
+                def upgrade():
+                    op.add_column("doctors", sa.Column("nickname", sa.String(20)))
+
+
+                def downgrade():
+                    op.drop_column("doctors", "nickname")
+                '''
+            )
+        )
+        # break one schema so its migration fails
+        broken = schemas[1]
+        with get_engine().begin() as conn:
+            conn.execute(text(f'ALTER TABLE "{broken}".doctors ADD COLUMN nickname text'))
+
+        results = migrate.upgrade_tenant_schemas(get_engine(), schemas, jobs=4, scripts=scripts)
+        failed = migrate.failed(results)
+        assert [r.schema for r in failed] == [broken]
+        assert "nickname" in (failed[0].error or "")
+        with get_engine().connect() as conn:
+            for schema in schemas:
+                rev = migrate.tenant_revision(conn, schema)
+                assert rev == (_head() if schema == broken else "t9999")
+        # the failed schema was left untouched at its old revision, in one piece
+        with get_engine().begin() as conn:
+            for schema in schemas:
+                if schema != broken:
+                    conn.execute(text(f'ALTER TABLE "{schema}".doctors DROP COLUMN nickname'))
+                conn.execute(text(f'UPDATE "{schema}".alembic_version SET version_num = :h'), {"h": _head()})
+            conn.execute(text(f'ALTER TABLE "{broken}".doctors DROP COLUMN nickname'))
+
+
+class TestCli:
+    def test_list_and_migrate(self, client: Any, capsys: Any) -> None:
+        signup(client, hospital_payload())
+        assert cli(["list"]) == 0
+        out = capsys.readouterr().out
+        assert "independent\tindependent\tactive\t" + _head() in out
+        assert "2 tenants" in out
+        assert cli(["migrate", "--jobs", "2"]) == 0
+        assert "migrated 2/2 tenant schemas" in capsys.readouterr().out
