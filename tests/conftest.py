@@ -114,6 +114,7 @@ def reset_database() -> None:
             text(
                 "TRUNCATE platform.audit_events, platform.provider_events, platform.payments,"
                 " platform.subscriptions, platform.password_resets, platform.admin_invitations,"
+                " platform.outbox_jobs,"
                 " platform.accounts, platform.hospitals CASCADE"
             )
         )

@@ -1,20 +1,32 @@
 """Enqueueing jobs only after the transaction that created their data commits.
 
-`enqueue_after_commit(session, "mail.password_reset", reset_id=...)` buffers
-the job on the session. When the session commits, buffered jobs are sent; when
-it rolls back, they are dropped. A worker therefore never picks up a job whose
-rows do not exist (yet), and a failed request leaves no job behind.
+`enqueue_after_commit(session, "mail.password_reset", reset_id=...)` writes
+the job into `platform.outbox_jobs` inside the caller's transaction:
+
+* commit  -> the job is sent to the broker right away and its row deleted;
+* rollback -> the row disappears with everything else: no job, no orphan;
+* broker down, or the process dies between commit and send -> the row stays
+  and `relay_pending()` (run by the scheduler) sends it later.
+
+A worker therefore never picks up a job whose rows do not exist (yet), and no
+committed job is lost. Delivery is at-least-once: actors are idempotent.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
-from opentelemetry import trace
-from sqlalchemy import event
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
+from cara.models import OutboxJob
+from cara.models.base import utcnow
 from workers.middleware import current_tenant
 
 log = logging.getLogger("cara.jobs")
@@ -25,42 +37,104 @@ _tracer = trace.get_tracer("cara.workers")
 def enqueue_after_commit(
     session: Session, actor_name: str, *, tenant: str | None = None, **kwargs: Any
 ) -> None:
-    """Buffer a job for `actor_name` with keyword arguments (ids, not objects)."""
-    session.info.setdefault(_PENDING, []).append((actor_name, tenant, kwargs))
+    """Record a job for `actor_name` with keyword arguments (ids, not objects)."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    job = OutboxJob(actor_name=actor_name, tenant_schema=tenant, kwargs=kwargs, trace_context=carrier)
+    session.add(job)
+    session.flush()
+    session.info.setdefault(_PENDING, []).append(job.id)
 
 
-def pending_jobs(session: Session) -> list[tuple[str, str | None, dict[str, Any]]]:
-    return list(session.info.get(_PENDING, []))
+@contextmanager
+def _job_context(job: OutboxJob) -> Iterator[None]:
+    """Send under the enqueuing request's trace and tenant, even when relayed later."""
+    ctx_token = otel_context.attach(propagate.extract(job.trace_context or {}))
+    tenant_token = current_tenant.set(job.tenant_schema)
+    try:
+        yield
+    finally:
+        current_tenant.reset(tenant_token)
+        otel_context.detach(ctx_token)
 
 
-def _send(actor_name: str, tenant: str | None, kwargs: dict[str, Any]) -> None:
+def _send(job: OutboxJob) -> None:
     from workers.registry import broker  # imported late: the registry imports every actor
 
-    actor = broker.get_actor(actor_name)
-    with _tracer.start_as_current_span(f"{actor_name} send", kind=trace.SpanKind.PRODUCER) as span:
+    actor = broker.get_actor(job.actor_name)
+    with (
+        _job_context(job),
+        _tracer.start_as_current_span(f"{job.actor_name} send", kind=trace.SpanKind.PRODUCER) as span,
+    ):
         span.set_attribute("messaging.system", "dramatiq")
-        span.set_attribute("cara.actor", actor_name)
-        token = current_tenant.set(tenant) if tenant else None
-        try:
-            actor.send_with_options(kwargs=kwargs)
-        finally:
-            if token is not None:
-                current_tenant.reset(token)
+        span.set_attribute("cara.actor", job.actor_name)
+        actor.send_with_options(kwargs=job.kwargs)
 
 
-@event.listens_for(Session, "after_commit")
+def _dispatch(ids: list[int]) -> int:
+    """Send the given outbox rows and delete them; rows whose send fails stay."""
+    from cara.kit.db import platform_session
+
+    sent = 0
+    with platform_session() as session:
+        jobs = session.scalars(
+            select(OutboxJob).where(OutboxJob.id.in_(ids)).with_for_update(skip_locked=True)
+        ).all()
+        for job in jobs:
+            try:
+                _send(job)
+            except Exception as exc:
+                log.warning("job kept in outbox: broker send failed", extra={"actor": job.actor_name})
+                session.execute(
+                    update(OutboxJob)
+                    .where(OutboxJob.id == job.id)
+                    .values(attempts=OutboxJob.attempts + 1, last_error=type(exc).__name__)
+                )
+                continue
+            session.execute(delete(OutboxJob).where(OutboxJob.id == job.id))
+            sent += 1
+        session.commit()
+    return sent
+
+
+def relay_pending(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
+    """Send outbox rows left behind for longer than `older_than`; returns how many."""
+    from cara.kit.db import platform_session
+
+    with platform_session() as session:
+        ids = list(
+            session.scalars(
+                select(OutboxJob.id)
+                .where(OutboxJob.created_at < utcnow() - older_than)
+                .order_by(OutboxJob.id)
+                .limit(limit)
+            )
+        )
+    return _dispatch(ids) if ids else 0
+
+
 def _flush_jobs(session: Session) -> None:
-    jobs = session.info.pop(_PENDING, [])
-    for actor_name, tenant, kwargs in jobs:
-        try:
-            _send(actor_name, tenant, kwargs)
-        except Exception:
-            # The data is committed; failing the request now would only make
-            # the client retry a write that succeeded. The job is logged by
-            # name so an operator can replay it (ops/RUNBOOK.md, broker down).
-            log.exception("job could not be enqueued after commit", extra={"actor": actor_name})
+    ids = session.info.pop(_PENDING, [])
+    if not ids:
+        return
+    try:
+        _dispatch(ids)
+    except Exception:
+        # The data and the outbox rows are committed; the relay will send them.
+        log.exception("outbox dispatch failed after commit; the relay will retry")
 
 
-@event.listens_for(Session, "after_soft_rollback")
 def _drop_jobs(session: Session, previous_transaction: Any) -> None:
     session.info.pop(_PENDING, None)
+
+
+def install() -> None:
+    """Hook the outbox into every SQLAlchemy session (idempotent)."""
+    from sqlalchemy import event
+
+    if not event.contains(Session, "after_commit", _flush_jobs):
+        event.listen(Session, "after_commit", _flush_jobs)
+        event.listen(Session, "after_soft_rollback", _drop_jobs)
+
+
+install()

@@ -16,6 +16,7 @@ from types import FrameType
 
 from cara.kit.logging import configure_logging
 from cara.kit.redis import get_redis
+from workers.queue import relay_pending
 
 log = logging.getLogger("cara.scheduler")
 
@@ -64,7 +65,10 @@ def main() -> None:
         try:
             for name in tick():
                 log.info("periodic job enqueued", extra={"actor": name})
-        except Exception:  # the broker may be briefly down; try again next tick
+            relayed = relay_pending()
+            if relayed:
+                log.info("outbox jobs relayed", extra={"count": relayed})
+        except Exception:  # the broker or database may be briefly down; try again next tick
             log.exception("scheduler tick failed")
         stop.wait(10)
     log.info("scheduler stopped")

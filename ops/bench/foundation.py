@@ -528,16 +528,57 @@ def create_hospitals(count: int, *, threads: int = 4) -> list[HospitalLogin]:
         return list(pool.map(one, range(count)))
 
 
-@dataclass(frozen=True)
+@dataclass
 class LoadResult:
-    requests: int
-    errors: dict[int, int]
-    seconds: float
-    latency: LatencyStats
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[int, int] = field(default_factory=dict)
+    issued: int = 0  # every request sent, warm-up included
+    server_cpu: float = 0.0  # uvicorn CPU seconds over the whole run, warm-up included
+    client_cpu: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        return len(self.latencies)
 
     @property
     def rps(self) -> float:
-        return self.requests / self.seconds
+        return self.requests / self.seconds if self.seconds else float("nan")
+
+    @property
+    def latency(self) -> LatencyStats:
+        return LatencyStats.of(self.latencies)
+
+    def merge(self, other: LoadResult) -> None:
+        self.seconds += other.seconds
+        self.latencies += other.latencies
+        for status, n in other.errors.items():
+            self.errors[status] = self.errors.get(status, 0) + n
+        self.issued += other.issued
+        self.server_cpu += other.server_cpu
+        self.client_cpu += other.client_cpu
+
+    def line(self) -> str:
+        lat = self.latency
+        cpu = ""
+        if self.issued:
+            cpu = (
+                f"  cpu/request: server {self.server_cpu / self.issued * 1000:.2f} ms, "
+                f"client {self.client_cpu / self.issued * 1000:.2f} ms"
+            )
+        return (
+            f"{self.rps:.0f} req/s  p50={lat.p50_ms:.1f} ms  p99={lat.p99_ms:.1f} ms  "
+            f"requests={self.requests}  errors={self.errors or 0}{cpu}"
+        )
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of `pid` from /proc (Linux); 0.0 where unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 async def _hammer(
@@ -545,8 +586,7 @@ async def _hammer(
 ) -> LoadResult:
     rng = random.Random(seed)
     headers = [{"Authorization": f"Bearer {t}"} for t in tokens]
-    latencies: list[float] = []
-    errors: dict[int, int] = {}
+    result = LoadResult(seconds=duration)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as client:
         begin = time.perf_counter()
@@ -558,6 +598,7 @@ async def _hammer(
                 started = time.perf_counter()
                 if started >= end:
                     return
+                result.issued += 1
                 try:
                     response = await client.get("/api/auth/user", headers=rng.choice(headers))
                     status = response.status_code
@@ -565,24 +606,35 @@ async def _hammer(
                     status = -1
                 if started < measure_from:
                     continue
-                latencies.append(time.perf_counter() - started)
+                result.latencies.append(time.perf_counter() - started)
                 if status != 200:
-                    errors[status] = errors.get(status, 0) + 1
+                    result.errors[status] = result.errors.get(status, 0) + 1
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return LoadResult(len(latencies), errors, duration, LatencyStats.of(latencies))
+    return result
 
 
 def hammer(
-    base_url: str, tokens: Sequence[str], *, duration: float, warmup: float, concurrency: int, seed: int
+    api: ApiServer, tokens: Sequence[str], *, duration: float, warmup: float, concurrency: int, seed: int
 ) -> LoadResult:
-    return asyncio.run(
-        _hammer(base_url, tokens, duration=duration, warmup=warmup, concurrency=concurrency, seed=seed)
+    server_before, client_before = process_cpu_seconds(api.process.pid), time.process_time()
+    result = asyncio.run(
+        _hammer(api.base_url, tokens, duration=duration, warmup=warmup, concurrency=concurrency, seed=seed)
     )
+    result.server_cpu = process_cpu_seconds(api.process.pid) - server_before
+    result.client_cpu = time.process_time() - client_before
+    return result
 
 
 def bench_throughput(
-    tenants: int, api: ApiServer, summary: Summary, *, duration: float, warmup: float, concurrency: int
+    tenants: int,
+    api: ApiServer,
+    summary: Summary,
+    *,
+    duration: float,
+    warmup: float,
+    concurrency: int,
+    rounds: int,
 ) -> None:
     from cara.auth import tokens as jwt_tokens
 
@@ -595,41 +647,47 @@ def bench_throughput(
         f"({len(hospitals) / setup:.0f}/s)"
     )
 
-    spread = [h.token for h in hospitals]
-    one = hospitals[0]
-    single = [
-        jwt_tokens.issue(account_id=one.account_id, role="hospital", tenant_schema=one.schema)
-        for _ in range(min(len(spread), 256))
-    ]
+    pools = {
+        "A": [h.token for h in hospitals],
+        "B": [
+            jwt_tokens.issue(
+                account_id=hospitals[0].account_id, role="hospital", tenant_schema=hospitals[0].schema
+            )
+            for _ in range(min(len(hospitals), 256))
+        ],
+    }
+    names = {"A": f"{tenants} tenants, random token", "B": "1 tenant"}
     with httpx.Client(base_url=api.base_url, timeout=10) as client:  # sanity check
-        check = client.get("/api/auth/user", headers={"Authorization": f"Bearer {spread[-1]}"})
+        check = client.get("/api/auth/user", headers={"Authorization": f"Bearer {pools['A'][-1]}"})
         if check.status_code != 200:
             print(f"    sanity check failed: {check.status_code} {check.text[:300]}")
 
     print(
         f"uvicorn --workers 1, asyncio httpx concurrency {concurrency}, "
         f"{warmup:.0f} s warm-up + {duration:.0f} s per scenario"
+        + (f" and round, {rounds} rounds (order alternates AB, BA, ...)" if rounds > 1 else "")
     )
-    results: dict[str, LoadResult] = {}
-    for label, pool in (("A", spread), ("B", single)):
-        result = hammer(
-            api.base_url, pool, duration=duration, warmup=warmup, concurrency=concurrency, seed=len(label)
-        )
-        results[label] = result
-        who = f"{tenants} tenants, random token" if label == "A" else "1 tenant"
-        print(
-            f"{label} ({who}): {result.rps:.0f} req/s  p50={result.latency.p50_ms:.1f} ms  "
-            f"p99={result.latency.p99_ms:.1f} ms  requests={result.requests}  errors={result.errors or 0}"
-        )
+    results = {"A": LoadResult(), "B": LoadResult()}
+    for r in range(rounds):
+        for label in ("A", "B") if r % 2 == 0 else ("B", "A"):
+            result = hammer(
+                api, pools[label], duration=duration, warmup=warmup, concurrency=concurrency, seed=r
+            )
+            results[label].merge(result)
+            prefix = f"round {r + 1} " if rounds > 1 else ""
+            print(f"{prefix}{label} ({names[label]}): {result.line()}", flush=True)
+    if rounds > 1:
+        for label, result in results.items():
+            print(f"all rounds {label} ({names[label]}): {result.line()}")
     a, b = results["A"], results["B"]
     ratio = a.rps / b.rps if b.rps else float("nan")
     print(f"ratio A/B = {ratio:.3f}   (target >= {RATIO_TARGET})")
 
     for label, result in results.items():
-        who = f"{tenants} tenants" if label == "A" else "1 tenant"
+        lat = result.latency
         summary.add(
-            f"GET /api/auth/user {label}: {who}",
-            f"{result.rps:.0f} req/s, p50 {result.latency.p50_ms:.1f} ms, p99 {result.latency.p99_ms:.1f} ms"
+            f"GET /api/auth/user {label}: {names[label].split(',')[0]}",
+            f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} ms, p99 {lat.p99_ms:.1f} ms"
             + (f", errors {result.errors}" if result.errors else ""),
         )
     summary.add("GET /api/auth/user ratio A/B", f"{ratio:.3f}", f">= {RATIO_TARGET}", ratio >= RATIO_TARGET)
@@ -646,6 +704,8 @@ class Plan:
     duration: float
     warmup: float
     concurrency: int
+    rounds: int
+    sections: frozenset[int]
 
 
 def parse_args(argv: Sequence[str] | None) -> Plan:
@@ -659,8 +719,21 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     parser.add_argument("--duration", type=float, help="seconds per throughput scenario (default 15)")
     parser.add_argument("--warmup", type=float, help="warm-up seconds per scenario (default 3)")
     parser.add_argument("--concurrency", type=int, default=32, help="client concurrency (default 32)")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="throughput rounds, order alternating AB/BA (default 1)"
+    )
+    parser.add_argument(
+        "--only", default="1,2,3", help="comma-separated sections to run, e.g. --only 3 (default 1,2,3)"
+    )
     args = parser.parse_args(argv)
-    base = Plan(20, 100, 100, 5.0, 2.0, 32) if args.quick else Plan(200, 1000, 2000, 15.0, 3.0, 32)
+    sections = frozenset(int(x) for x in args.only.split(",") if x.strip())
+    if not sections <= {1, 2, 3}:
+        parser.error("--only takes section numbers 1, 2 and 3")
+    quick, full = (
+        Plan(20, 100, 100, 5.0, 2.0, 32, 1, sections),
+        Plan(200, 1000, 2000, 15.0, 3.0, 32, 1, sections),
+    )
+    base = quick if args.quick else full
     return Plan(
         provision=args.provision or base.provision,
         migrate_schemas=args.migrate_schemas or base.migrate_schemas,
@@ -668,6 +741,8 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         duration=args.duration or base.duration,
         warmup=args.warmup if args.warmup is not None else base.warmup,
         concurrency=args.concurrency,
+        rounds=max(1, args.rounds),
+        sections=sections,
     )
 
 
@@ -703,16 +778,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 api.wait_ready()
                 log(f"uvicorn ready on {api.base_url}")
                 try:
-                    bench_provisioning(plan.provision, api, summary)
-                    bench_migrations(plan.migrate_schemas, summary)
-                    bench_throughput(
-                        plan.tenants,
-                        api,
-                        summary,
-                        duration=plan.duration,
-                        warmup=plan.warmup,
-                        concurrency=plan.concurrency,
-                    )
+                    if 1 in plan.sections:
+                        bench_provisioning(plan.provision, api, summary)
+                    if 2 in plan.sections:
+                        bench_migrations(plan.migrate_schemas, summary)
+                    if 3 in plan.sections:
+                        bench_throughput(
+                            plan.tenants,
+                            api,
+                            summary,
+                            duration=plan.duration,
+                            warmup=plan.warmup,
+                            concurrency=plan.concurrency,
+                            rounds=plan.rounds,
+                        )
                 except BaseException:
                     tail = api.tail()
                     if tail:

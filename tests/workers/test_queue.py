@@ -73,6 +73,52 @@ class TestEnqueueAfterCommit:
         assert _queued("mail") == 0
 
 
+class TestOutbox:
+    def test_job_survives_a_broker_outage_and_is_relayed(self, worker: Any, monkeypatch: Any) -> None:
+        from datetime import timedelta
+
+        from sqlalchemy import func, select
+
+        from cara.models import OutboxJob
+        from workers import queue
+
+        def broker_down(*args: Any, **kwargs: Any) -> None:
+            raise ConnectionError("redis unreachable")
+
+        monkeypatch.setattr(record_audit_row, "send_with_options", broker_down)
+        with session_scope() as session:
+            event = AuditEvent(action="test.job", actor_account_id=None, actor_role=None)
+            session.add(event)
+            session.flush()
+            enqueue_after_commit(session, "tests.record_audit_row", event_id=event.id)
+            event_id = event.id
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(OutboxJob)) == 1
+        monkeypatch.undo()
+
+        assert queue.relay_pending(older_than=timedelta(0)) == 1
+        worker.join("tests", timeout=10_000)
+        deadline = time.time() + 10
+        while not _results() and time.time() < deadline:
+            time.sleep(0.05)
+        assert _results() == [f"{event_id}:True:None"]
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(OutboxJob)) == 0
+
+    def test_sent_jobs_leave_no_outbox_rows(self, worker: Any) -> None:
+        from sqlalchemy import func, select
+
+        from cara.models import OutboxJob
+
+        with session_scope() as session:
+            event = AuditEvent(action="test.job", actor_account_id=None, actor_role=None)
+            session.add(event)
+            session.flush()
+            enqueue_after_commit(session, "tests.record_audit_row", event_id=event.id)
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(OutboxJob)) == 0
+
+
 class TestRetries:
     def test_actor_retries_with_backoff_until_it_succeeds(self, worker: Any) -> None:
         key = f"cara:test:attempts:{uuid.uuid4().hex}"

@@ -234,3 +234,23 @@ class AdminInvitation(PlatformBase):
     accepted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     mailed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = created_at()
+
+
+class OutboxJob(PlatformBase):
+    """A job written in the same transaction as the data it refers to.
+
+    Sent to the broker right after commit and then deleted; rows that remain
+    (broker down, process killed between commit and send) are re-sent by the
+    scheduler's relay. Actors are idempotent, so a rare duplicate is harmless.
+    """
+
+    __tablename__ = "outbox_jobs"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    actor_name: Mapped[str] = mapped_column(String(100), nullable=False)
+    tenant_schema: Mapped[str | None] = mapped_column(String(63))
+    kwargs: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    trace_context: Mapped[dict[str, str]] = mapped_column(JSONB, nullable=False, default=dict)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = created_at()
