@@ -70,3 +70,15 @@ class TestOpenApi:
                     continue
                 errors = [c for c in op["responses"] if c.startswith(("4", "5"))]
                 assert errors, f"{method} {path} declares no error responses"
+
+
+class TestAccessLog:
+    def test_logs_route_template_not_concrete_path(self, client: Any, caplog: Any) -> None:
+        import logging
+
+        caplog.set_level(logging.INFO, logger="cara.access")
+        client.post("/api/auth/forgot-password?email=leak@example.com", json={"email": "x@example.com"})
+        lines = [r for r in caplog.records if r.name == "cara.access"]
+        assert lines and lines[-1].route == "/api/auth/forgot-password"
+        ours = [r for r in caplog.records if r.name.startswith("cara")]
+        assert all("leak@example.com" not in str(vars(r)) for r in ours)

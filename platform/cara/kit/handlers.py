@@ -77,8 +77,9 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _route(request: Request) -> str:
-    route = request.scope.get("route")
-    return getattr(route, "path", "unmatched")
+    from cara.kit.middleware import route_template
+
+    return route_template(request.scope)
 
 
 def install(app: FastAPI) -> None:

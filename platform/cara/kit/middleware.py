@@ -50,18 +50,26 @@ class RequestContext:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            route = scope.get("route")
             if scope.get("path") != "/api/health":
                 log.info(
                     "request",
                     extra={
                         "method": scope.get("method"),
-                        "route": getattr(route, "path", "unmatched"),
+                        "route": route_template(scope),
                         "status": status,
                         "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                     },
                 )
             request_id_var.reset(token)
+
+
+def route_template(scope: Scope) -> str:
+    """The matched route's full template, e.g. /api/doctors/{id}; 'unmatched' for 404s."""
+    # FastAPI keeps the prefixed template on its routing context; the plain
+    # "route" entry holds the path relative to the included router.
+    ctx = (scope.get("fastapi") or {}).get("effective_route_context")
+    template = getattr(ctx, "path_format", None) or getattr(scope.get("route"), "path", None)
+    return str(template) if template else "unmatched"
 
 
 class BodySizeLimit:
