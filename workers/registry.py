@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+from cara.kit.logging import configure_logging
 from cara.observability.tracing import setup_tracing
-from workers.actors import mail, maintenance  # noqa: F401  (declares the actors)
+from workers.actors import analytics, mail, maintenance  # noqa: F401  (declares the actors)
 from workers.broker import broker
 
+configure_logging()
 setup_tracing(service_name="cara-worker", instrument_app=None)
 
 __all__ = ["broker"]

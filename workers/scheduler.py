@@ -27,7 +27,10 @@ class PeriodicJob:
     every_seconds: int
 
 
-SCHEDULE: tuple[PeriodicJob, ...] = (PeriodicJob("maintenance.purge_expired_tokens", 3600),)
+SCHEDULE: tuple[PeriodicJob, ...] = (
+    PeriodicJob("maintenance.purge_expired_tokens", 3600),
+    PeriodicJob("analytics.refresh_rollups", 300),
+)
 
 
 def due_slot(job: PeriodicJob, now: float) -> int:

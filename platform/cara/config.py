@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     login_window_seconds: int = 15 * 60
 
     max_body_bytes: int = 1_048_576
+    # Origins allowed to call the API from another site (JSON list); empty = same origin only.
+    cors_origins: list[str] = []
 
     # First platform admin, created at startup / by `python -m cara.seed` when
     # both are set. Later admins join by invitation only.

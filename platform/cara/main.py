@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import APIRouter, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import RedirectResponse
 
 from cara.admins.endpoints import router as admins_router
 from cara.auth.endpoints import router as auth_router
 from cara.config import get_settings
+from cara.console.endpoints import router as console_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
+from cara.kit.static import mount_spa
 from cara.observability.tracing import setup_tracing
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def create_app() -> FastAPI:
@@ -29,10 +37,27 @@ def create_app() -> FastAPI:
     api.include_router(health_router)
     api.include_router(auth_router)
     api.include_router(admins_router)
+    api.include_router(console_router)
     app.include_router(api)
+
+    # The admin console (admin-web/) at /admin/; the spec's /admin-dashboard leads there.
+    if mount_spa(app, prefix="/admin", dist=REPO_ROOT / "admin-web" / "dist"):
+        app.add_api_route(
+            "/admin-dashboard", lambda: RedirectResponse("/admin/"), methods=["GET"], include_in_schema=False
+        )
     handlers.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContext)
+    if settings.cors_origins:
+        # Same-origin deployments need none of this; a separately hosted console
+        # must be able to read the list totals in Content-Range.
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=["Content-Range", "X-Request-ID"],
+        )
     setup_tracing(instrument_app=app)
     return app
 

@@ -42,8 +42,10 @@ def record_failure(email: str, client: str) -> None:
     r = get_redis()
     key = _key(email, client)
     pipe = r.pipeline()
+    # SET NX starts the window at the first failure; INCR keeps its TTL.
+    # (Works on Redis 6.2, which lacks EXPIRE ... NX.)
+    pipe.set(key, 0, ex=get_settings().login_window_seconds, nx=True)
     pipe.incr(key)
-    pipe.expire(key, get_settings().login_window_seconds, nx=True)
     pipe.execute()
 
 

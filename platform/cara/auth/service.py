@@ -140,6 +140,7 @@ def signup(
         role=plan.role,
         name=(req.name or "").strip(),
         phone_number=(req.phoneNumber or "").strip(),
+        specialty=(req.specialty or "").strip() if plan.role == "doctor" else None,
     )
     hospital: Hospital | None = None
     profile: DoctorProfile | None = None
@@ -304,6 +305,7 @@ def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospi
         "role": account.role,
         "phoneNumber": account.phone_number,
         "isActive": account.is_active,
+        "isVerified": account.is_verified,
         "hospitalId": str(account.hospital_id) if account.hospital_id else None,
         "hospitalName": hospital.name if hospital else None,
     }
@@ -323,7 +325,6 @@ def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospi
             workHistory=profile.work_history,
             availability=profile.availability,
             isHospitalCreated=profile.is_hospital_created,
-            isVerified=profile.is_verified,
         )
     return UserOut.model_validate(data)
 

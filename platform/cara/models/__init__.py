@@ -9,10 +9,12 @@ from cara.models.platform import (
     OutboxJob,
     PasswordReset,
     Payment,
+    PeriodRollup,
     Plan,
     ProviderEvent,
     Subscription,
     Tenant,
+    TenantRollup,
 )
 from cara.models.tenant import DoctorProfile, TenantAuditEvent
 
@@ -25,6 +27,7 @@ __all__ = [
     "OutboxJob",
     "PasswordReset",
     "Payment",
+    "PeriodRollup",
     "Plan",
     "PlatformBase",
     "ProviderEvent",
@@ -32,4 +35,5 @@ __all__ = [
     "Tenant",
     "TenantAuditEvent",
     "TenantBase",
+    "TenantRollup",
 ]

@@ -8,13 +8,14 @@ scale-out); these never reference a tenant schema.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -94,6 +95,9 @@ class Account(PlatformBase):
         ForeignKey("hospitals.id", ondelete="CASCADE"), index=True
     )
     is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    # Directory facts the admin console lists without opening tenant schemas.
+    specialty: Mapped[str | None] = mapped_column(String(50))
+    is_verified: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     # Tokens issued before this instant are refused (set on password change).
     password_changed_at: Mapped[datetime] = created_at()
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -254,3 +258,42 @@ class OutboxJob(PlatformBase):
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = created_at()
+
+
+class TenantRollup(PlatformBase):
+    """Per-tenant figures computed by the analytics actor (one row per tenant).
+
+    The admin console reads these instead of opening every tenant schema.
+    """
+
+    __tablename__ = "tenant_rollups"
+
+    tenant_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True
+    )
+    doctors_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    doctors_active: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    active_subscriptions: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    plan_name: Mapped[str | None] = mapped_column(String(100))
+    computed_at: Mapped[datetime] = created_at()
+
+
+class PeriodRollup(PlatformBase):
+    """Platform figures for one week, month or year; recomputable for any past period."""
+
+    __tablename__ = "period_rollups"
+    __table_args__ = (CheckConstraint("granularity IN ('week', 'month', 'year')", name="granularity"),)
+
+    granularity: Mapped[str] = mapped_column(String(8), primary_key=True)
+    period_start: Mapped[date] = mapped_column(Date, primary_key=True)
+    revenue_cents: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    payments_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    hospitals_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    doctors_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    subscriptions_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    subscriptions_active: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    subscriptions_expired: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    by_plan: Mapped[dict[str, int]] = mapped_column(JSONB, nullable=False, default=dict)
+    by_type: Mapped[dict[str, int]] = mapped_column(JSONB, nullable=False, default=dict)
+    revenue_by_plan: Mapped[dict[str, int]] = mapped_column(JSONB, nullable=False, default=dict)
+    computed_at: Mapped[datetime] = created_at()

@@ -51,7 +51,6 @@ class DoctorProfile(TenantBase):
     work_history: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
     availability: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=default_availability)
     is_hospital_created: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    is_verified: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     privacy_policy_accepted: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()

@@ -18,7 +18,11 @@ log = logging.getLogger("cara.mail")
 def send(*, to: str, subject: str, body: str) -> None:
     settings = get_settings()
     if not settings.smtp_host:
-        log.info("mail not sent (no SMTP configured)", extra={"mail_subject": subject, "mail_body": body})
+        if settings.cara_env == "production":
+            # Bodies carry single-use links: never into production logs.
+            log.error("mail not sent: SMTP is not configured", extra={"mail_subject": subject})
+        else:
+            log.info("mail not sent (no SMTP configured)", extra={"mail_subject": subject, "mail_body": body})
         return
     msg = EmailMessage()
     msg["From"] = settings.smtp_from

@@ -1,0 +1,222 @@
+"""/api/admin: the admin console's reads and actions. Admins only (401/403 otherwise)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from cara.auth.principal import AdminPrincipal
+from cara.console import repository, service
+from cara.console.schemas import (
+    AuditEventOut,
+    DoctorOut,
+    HospitalOut,
+    PaymentOut,
+    StatsOut,
+    SubscriptionAnalyticsOut,
+)
+from cara.kit import listing
+from cara.kit.deps import DbSession
+from cara.kit.openapi import error_responses
+
+router = APIRouter(prefix="/admin", tags=["admin"])
+
+Sort = Annotated[str | None, Query(description='JSON, e.g. ["name","ASC"]')]
+Range = Annotated[str | None, Query(alias="range", description="JSON, e.g. [0,24] (inclusive)")]
+Filter = Annotated[str | None, Query(alias="filter", description='JSON object, e.g. {"q":"accra"}')]
+READ_ERRORS = error_responses(400, 401, 403, 422)
+
+
+@router.get("/stats", operation_id="admin_stats", response_model=StatsOut, responses=READ_ERRORS)
+def stats(
+    principal: AdminPrincipal, session: DbSession, timeRange: Annotated[str | None, Query()] = "weekly"
+) -> StatsOut:
+    """Dashboard cards and charts, from the analytics rollups (never a scan of tenant schemas)."""
+    return service.stats(session, timeRange)
+
+
+@router.get(
+    "/subscription-analytics",
+    operation_id="admin_subscription_analytics",
+    response_model=SubscriptionAnalyticsOut,
+    responses=error_responses(401, 403),
+)
+def subscription_analytics(principal: AdminPrincipal, session: DbSession) -> SubscriptionAnalyticsOut:
+    """Revenue and subscription trends; zeros and empty values if they cannot be computed."""
+    return service.subscription_analytics(session)
+
+
+@router.get(
+    "/hospitals", operation_id="admin_list_hospitals", response_model=list[HospitalOut], responses=READ_ERRORS
+)
+def list_hospitals(
+    principal: AdminPrincipal,
+    session: DbSession,
+    response: Response,
+    sort: Sort = None,
+    range_: Range = None,
+    filter_: Filter = None,
+) -> list[HospitalOut]:
+    """Hospitals with their verification, tenant status and doctor count; total in Content-Range."""
+    query = listing.parse(
+        sort, range_, filter_, sortable=set(repository.HOSPITAL_SORT), default_sort=("createdAt", True)
+    )
+    rows, total = service.list_hospitals(
+        session,
+        query,
+        listing.text_filter(query.filters),
+        listing.bool_filter(query.filters, "isVerified"),
+        listing.text_filter(query.filters, "status"),
+    )
+    listing.set_content_range(response, "hospitals", query, len(rows), total)
+    return rows
+
+
+@router.get(
+    "/hospitals/{hospital_id}",
+    operation_id="admin_get_hospital",
+    response_model=HospitalOut,
+    responses=error_responses(401, 403, 404),
+)
+def get_hospital(hospital_id: str, principal: AdminPrincipal, session: DbSession) -> HospitalOut:
+    return service.get_hospital(session, hospital_id)
+
+
+@router.post(
+    "/hospitals/{hospital_id}/verify",
+    operation_id="admin_verify_hospital",
+    response_model=HospitalOut,
+    responses=error_responses(401, 403, 404),
+)
+def verify_hospital(hospital_id: str, principal: AdminPrincipal, session: DbSession) -> HospitalOut:
+    """Mark a hospital Verified (recorded in the audit log)."""
+    out = service.verify_hospital(session, principal, hospital_id)
+    session.commit()
+    return out
+
+
+@router.post(
+    "/hospitals/{hospital_id}/suspend",
+    operation_id="admin_suspend_hospital",
+    response_model=HospitalOut,
+    responses=error_responses(401, 403, 404, 409),
+)
+def suspend_hospital(hospital_id: str, principal: AdminPrincipal, session: DbSession) -> HospitalOut:
+    """Suspend a hospital tenant: its users are refused until it is reinstated."""
+    out = service.set_hospital_status(session, principal, hospital_id, "suspended")
+    session.commit()
+    return out
+
+
+@router.post(
+    "/hospitals/{hospital_id}/reinstate",
+    operation_id="admin_reinstate_hospital",
+    response_model=HospitalOut,
+    responses=error_responses(401, 403, 404, 409),
+)
+def reinstate_hospital(hospital_id: str, principal: AdminPrincipal, session: DbSession) -> HospitalOut:
+    out = service.set_hospital_status(session, principal, hospital_id, "active")
+    session.commit()
+    return out
+
+
+@router.get(
+    "/doctors", operation_id="admin_list_doctors", response_model=list[DoctorOut], responses=READ_ERRORS
+)
+def list_doctors(
+    principal: AdminPrincipal,
+    session: DbSession,
+    response: Response,
+    sort: Sort = None,
+    range_: Range = None,
+    filter_: Filter = None,
+) -> list[DoctorOut]:
+    """Every doctor on the platform (independent and hospital-created); total in Content-Range."""
+    query = listing.parse(
+        sort, range_, filter_, sortable=set(repository.DOCTOR_SORT), default_sort=("createdAt", True)
+    )
+    rows, total = repository.list_doctors(
+        session,
+        query,
+        q=listing.text_filter(query.filters),
+        specialty=listing.text_filter(query.filters, "specialization"),
+        verified=listing.bool_filter(query.filters, "isVerified"),
+    )
+    listing.set_content_range(response, "doctors", query, len(rows), total)
+    return [service.doctor_out(r) for r in rows]
+
+
+@router.get(
+    "/doctors/{doctor_id}",
+    operation_id="admin_get_doctor",
+    response_model=DoctorOut,
+    responses=error_responses(401, 403, 404),
+)
+def get_doctor(doctor_id: str, principal: AdminPrincipal, session: DbSession) -> DoctorOut:
+    return service.get_doctor(session, doctor_id)
+
+
+@router.post(
+    "/doctors/{doctor_id}/verify",
+    operation_id="admin_verify_doctor",
+    response_model=DoctorOut,
+    responses=error_responses(401, 403, 404),
+)
+def verify_doctor(doctor_id: str, principal: AdminPrincipal, session: DbSession) -> DoctorOut:
+    out = service.verify_doctor(session, principal, doctor_id)
+    session.commit()
+    return out
+
+
+@router.get(
+    "/payment-history",
+    operation_id="admin_payment_history",
+    response_model=list[PaymentOut],
+    responses=READ_ERRORS,
+)
+def payment_history(
+    principal: AdminPrincipal,
+    session: DbSession,
+    response: Response,
+    sort: Sort = None,
+    range_: Range = None,
+    filter_: Filter = None,
+) -> list[PaymentOut]:
+    """Payments (user, plan, amount in dollars, status, date); total in Content-Range."""
+    query = listing.parse(
+        sort, range_, filter_, sortable=set(repository.PAYMENT_SORT), default_sort=("date", True)
+    )
+    rows, total = repository.list_payments(
+        session,
+        query,
+        q=listing.text_filter(query.filters),
+        status=listing.text_filter(query.filters, "status"),
+    )
+    listing.set_content_range(response, "payment-history", query, len(rows), total)
+    return [service.payment_out(r) for r in rows]
+
+
+@router.get(
+    "/audit-events",
+    operation_id="admin_audit_events",
+    response_model=list[AuditEventOut],
+    responses=READ_ERRORS,
+)
+def audit_events(
+    principal: AdminPrincipal,
+    session: DbSession,
+    response: Response,
+    sort: Sort = None,
+    range_: Range = None,
+    filter_: Filter = None,
+) -> list[AuditEventOut]:
+    """The platform audit log, newest first by default."""
+    query = listing.parse(
+        sort, range_, filter_, sortable=set(repository.AUDIT_SORT), default_sort=("createdAt", True)
+    )
+    rows, total = repository.list_audit_events(
+        session, query, action=listing.text_filter(query.filters, "action")
+    )
+    listing.set_content_range(response, "audit-events", query, len(rows), total)
+    return [service.audit_out(r) for r in rows]

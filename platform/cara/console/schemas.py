@@ -1,0 +1,92 @@
+"""Bodies of /api/admin (field names as the spec's admin entities, §3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class RevenueDataset(BaseModel):
+    label: str
+    data: list[float]
+
+
+class RevenueData(BaseModel):
+    labels: list[str]
+    datasets: list[RevenueDataset]
+
+
+class SubscriptionDetails(BaseModel):
+    total: int = 0
+    active: int = 0
+    expired: int = 0
+    byPlan: dict[str, int] = Field(default_factory=dict)
+    byType: dict[str, int] = Field(default_factory=lambda: {"hospital": 0, "doctor": 0})
+
+
+class StatsOut(BaseModel):
+    totalHospitals: int
+    totalDoctors: int
+    activeSubscriptions: int
+    monthlyRevenue: float
+    revenueData: RevenueData
+    subscriptionDetails: SubscriptionDetails
+    computedAt: datetime | None = None
+
+
+class Series(BaseModel):
+    labels: list[str] = Field(default_factory=list)
+    data: list[float] = Field(default_factory=list)
+
+
+class SubscriptionAnalyticsOut(BaseModel):
+    totalRevenue: float = 0
+    activeSubscriptions: int = 0
+    subscriptionTrends: Series = Field(default_factory=Series)
+    revenueByPlan: Series = Field(default_factory=Series)
+
+
+class HospitalOut(BaseModel):
+    id: str
+    name: str
+    email: str
+    city: str
+    country: str
+    isVerified: bool
+    status: Literal["active", "suspended"]
+    doctorsCount: int
+    createdAt: datetime
+
+
+class DoctorOut(BaseModel):
+    id: str
+    name: str
+    email: str
+    specialization: str | None
+    hospitalId: str | None
+    hospitalName: str | None
+    isVerified: bool
+    isActive: bool
+    createdAt: datetime
+
+
+class PaymentOut(BaseModel):
+    id: str
+    userName: str | None
+    plan: str | None
+    amount: float
+    status: str
+    date: datetime
+
+
+class AuditEventOut(BaseModel):
+    id: int
+    action: str
+    actorEmail: str | None
+    actorRole: str | None
+    targetType: str | None
+    targetId: str | None
+    tenantSchema: str | None
+    createdAt: datetime

@@ -1,0 +1,276 @@
+"""Rules of the admin console. Services never commit."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy.orm import Session
+
+from cara.analytics.periods import Granularity, label, last_starts, period_start
+from cara.audit import service as audit
+from cara.auth.principal import Principal
+from cara.console import repository
+from cara.console.schemas import (
+    AuditEventOut,
+    DoctorOut,
+    HospitalOut,
+    PaymentOut,
+    RevenueData,
+    RevenueDataset,
+    Series,
+    StatsOut,
+    SubscriptionAnalyticsOut,
+    SubscriptionDetails,
+)
+from cara.kit.errors import Conflict, NotFound, ValidationFailed
+from cara.kit.listing import ListQuery
+
+log = logging.getLogger("cara.console")
+
+TimeRange = Literal["weekly", "monthly", "yearly"]
+_RANGES: dict[str, tuple[Granularity, int]] = {
+    "weekly": ("week", 12),
+    "monthly": ("month", 12),
+    "yearly": ("year", 5),
+}
+
+
+def _dollars(cents: int) -> float:
+    return round(cents / 100, 2)
+
+
+def _uuid(value: str, what: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError as exc:
+        raise NotFound(f"{what} not found.") from exc
+
+
+# ------------------------------------------------------------------ statistics
+
+
+def stats(session: Session, time_range: str | None, today: datetime | None = None) -> StatsOut:
+    """Dashboard figures, read from the rollups only."""
+    key = (time_range or "weekly").lower()
+    if key not in _RANGES:
+        raise ValidationFailed(
+            {"timeRange": "Time range must be weekly, monthly or yearly"}, message="Invalid time range."
+        )
+    granularity, count = _RANGES[key]
+    day = (today or datetime.now(UTC)).date()
+    hospitals, doctors, active, computed = repository.platform_totals(session)
+    starts = last_starts(granularity, day, count)
+    rows = repository.period_rollups(session, granularity, starts)
+    month = repository.period_rollups(session, "month", [period_start("month", day)]).get(
+        period_start("month", day)
+    )
+    details = SubscriptionDetails()
+    if month is not None:
+        details = SubscriptionDetails(
+            total=month.subscriptions_total,
+            active=month.subscriptions_active,
+            expired=month.subscriptions_expired,
+            byPlan=dict(month.by_plan),
+            byType={"hospital": 0, "doctor": 0, **month.by_type},
+        )
+    return StatsOut(
+        totalHospitals=hospitals,
+        totalDoctors=doctors,
+        activeSubscriptions=active,
+        monthlyRevenue=_dollars(month.revenue_cents) if month else 0.0,
+        revenueData=RevenueData(
+            labels=[label(granularity, s) for s in starts],
+            datasets=[
+                RevenueDataset(
+                    label="Revenue",
+                    data=[_dollars(rows[s].revenue_cents) if s in rows else 0.0 for s in starts],
+                )
+            ],
+        ),
+        subscriptionDetails=details,
+        computedAt=computed,
+    )
+
+
+def subscription_analytics(session: Session, today: datetime | None = None) -> SubscriptionAnalyticsOut:
+    """All-time revenue, active subscriptions, a 12-month trend and revenue per plan.
+
+    As the spec asks, a failure yields zeros and empty values rather than an error.
+    """
+    try:
+        day = (today or datetime.now(UTC)).date()
+        months = repository.all_month_rollups(session)
+        by_start = {m.period_start: m for m in months}
+        starts = last_starts("month", day, 12)
+        revenue_by_plan: dict[str, int] = {}
+        for m in months:
+            for plan, cents in m.revenue_by_plan.items():
+                revenue_by_plan[plan] = revenue_by_plan.get(plan, 0) + int(cents)
+        _, _, active, _ = repository.platform_totals(session)
+        return SubscriptionAnalyticsOut(
+            totalRevenue=_dollars(sum(m.revenue_cents for m in months)),
+            activeSubscriptions=active,
+            subscriptionTrends=Series(
+                labels=[label("month", s) for s in starts],
+                data=[float(by_start[s].subscriptions_active) if s in by_start else 0.0 for s in starts],
+            ),
+            revenueByPlan=Series(
+                labels=list(revenue_by_plan), data=[_dollars(c) for c in revenue_by_plan.values()]
+            ),
+        )
+    except Exception:
+        log.exception("subscription analytics failed; answering with zeros")
+        session.rollback()
+        return SubscriptionAnalyticsOut()
+
+
+# ------------------------------------------------------------------ lists
+
+
+def hospital_out(row: Any) -> HospitalOut:
+    hospital, status, doctors = row
+    return HospitalOut(
+        id=str(hospital.id),
+        name=hospital.name,
+        email=hospital.email,
+        city=hospital.state,
+        country=hospital.country,
+        isVerified=hospital.is_verified,
+        status=status,
+        doctorsCount=int(doctors),
+        createdAt=hospital.created_at,
+    )
+
+
+def doctor_out(row: Any) -> DoctorOut:
+    account, hospital_name = row
+    return DoctorOut(
+        id=str(account.id),
+        name=account.name,
+        email=account.email,
+        specialization=account.specialty,
+        hospitalId=str(account.hospital_id) if account.hospital_id else None,
+        hospitalName=hospital_name,
+        isVerified=account.is_verified,
+        isActive=account.is_active,
+        createdAt=account.created_at,
+    )
+
+
+def payment_out(row: Any) -> PaymentOut:
+    payment, user_name, plan_name = row
+    return PaymentOut(
+        id=str(payment.id),
+        userName=user_name,
+        plan=plan_name,
+        amount=_dollars(payment.amount_cents),
+        status=payment.status,
+        date=payment.paid_at or payment.created_at,
+    )
+
+
+def audit_out(row: Any) -> AuditEventOut:
+    event, email = row
+    return AuditEventOut(
+        id=event.id,
+        action=event.action,
+        actorEmail=email,
+        actorRole=event.actor_role,
+        targetType=event.target_type,
+        targetId=event.target_id,
+        tenantSchema=event.tenant_schema,
+        createdAt=event.created_at,
+    )
+
+
+def list_hospitals(
+    session: Session, query: ListQuery, q: str | None, verified: bool | None, status: str | None
+) -> tuple[list[HospitalOut], int]:
+    if status is not None and status not in ("active", "suspended"):
+        raise ValidationFailed({"filter": "status must be active or suspended"}, message="Invalid filter.")
+    rows, total = repository.list_hospitals(session, query, q=q, verified=verified, status=status)
+    return [hospital_out(r) for r in rows], total
+
+
+def get_hospital(session: Session, hospital_id: str) -> HospitalOut:
+    row = repository.hospital_row(session, _uuid(hospital_id, "Hospital"))
+    if row is None:
+        raise NotFound("Hospital not found.")
+    return hospital_out(row)
+
+
+def get_doctor(session: Session, doctor_id: str) -> DoctorOut:
+    row = repository.doctor_row(session, _uuid(doctor_id, "Doctor"))
+    if row is None:
+        raise NotFound("Doctor not found.")
+    return doctor_out(row)
+
+
+# ------------------------------------------------------------------ actions
+
+
+def verify_hospital(session: Session, principal: Principal, hospital_id: str) -> HospitalOut:
+    found = repository.hospital_with_tenant(session, _uuid(hospital_id, "Hospital"))
+    if found is None:
+        raise NotFound("Hospital not found.")
+    hospital, tenant = found
+    if not hospital.is_verified:
+        hospital.is_verified = True
+        audit.record_platform(
+            session,
+            action="hospital.verified",
+            actor_id=principal.id,
+            actor_role=principal.role,
+            target_type="hospital",
+            target_id=hospital.id,
+            tenant_schema=tenant.schema_name,
+        )
+        session.flush()
+    return get_hospital(session, hospital_id)
+
+
+def set_hospital_status(
+    session: Session, principal: Principal, hospital_id: str, status: Literal["active", "suspended"]
+) -> HospitalOut:
+    """Suspend or reinstate a hospital tenant. While suspended, every one of its
+    users is refused at login and on each request (cara.auth.principal)."""
+    found = repository.hospital_with_tenant(session, _uuid(hospital_id, "Hospital"))
+    if found is None:
+        raise NotFound("Hospital not found.")
+    hospital, tenant = found
+    if tenant.status == status:
+        word = "suspended" if status == "suspended" else "active"
+        raise Conflict(f"This hospital is already {word}.")
+    tenant.status = status
+    audit.record_platform(
+        session,
+        action="hospital.suspended" if status == "suspended" else "hospital.reinstated",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="hospital",
+        target_id=hospital.id,
+        tenant_schema=tenant.schema_name,
+    )
+    session.flush()
+    return get_hospital(session, hospital_id)
+
+
+def verify_doctor(session: Session, principal: Principal, doctor_id: str) -> DoctorOut:
+    account = repository.doctor_account(session, _uuid(doctor_id, "Doctor"))
+    if account is None:
+        raise NotFound("Doctor not found.")
+    if not account.is_verified:
+        account.is_verified = True
+        audit.record_platform(
+            session,
+            action="doctor.verified",
+            actor_id=principal.id,
+            actor_role=principal.role,
+            target_type="doctor",
+            target_id=account.id,
+        )
+        session.flush()
+    return get_doctor(session, doctor_id)

@@ -1,0 +1,270 @@
+"""/api/admin: every call, for every role; react-admin list conventions; actions."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from cara.analytics import rollups
+from cara.kit.db import session_scope
+from cara.models import AuditEvent
+from tests.cara.console.seed import pay, subscribe
+from tests.factories import auth, doctor_payload, hospital_payload, signup
+
+NOW = datetime.now(UTC)
+READS = [
+    "/api/admin/stats",
+    "/api/admin/subscription-analytics",
+    "/api/admin/hospitals",
+    "/api/admin/doctors",
+    "/api/admin/payment-history",
+    "/api/admin/audit-events",
+]
+
+
+@pytest.fixture
+def platform(client: Any) -> dict[str, Any]:
+    hospitals = [
+        signup(client, hospital_payload(name=f"{n} Hospital", state=city))
+        for n, city in [("Korle Bu", "Accra"), ("Aga Khan", "Nairobi"), ("Lagos Island", "Lagos")]
+    ]
+    doctors = [
+        signup(
+            client,
+            doctor_payload(isHospitalCreated=True, specialty="Cardiologist"),
+            token=hospitals[0]["token"],
+        )
+    ]
+    doctors.append(signup(client, doctor_payload(specialty="Nurse")))
+    subscribe(hospitals[0]["user"]["email"], "hospital-silver")
+    pay(hospitals[0]["user"]["email"], "hospital-silver", 24_900, NOW)
+    pay(hospitals[1]["user"]["email"], "hospital-bronze", 9_900, NOW, status="failed")
+    with session_scope() as s:
+        rollups.refresh_all(s)
+    return {"hospitals": hospitals, "doctors": doctors}
+
+
+def get(client: Any, path: str, token: str, **params: Any) -> Any:
+    query = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in params.items()}
+    return client.get(path, params=query, headers=auth(token))
+
+
+class TestAccess:
+    @pytest.mark.parametrize("path", READS)
+    def test_anonymous_is_401(self, client: Any, path: str) -> None:
+        assert client.get(path).status_code == 401
+
+    @pytest.mark.parametrize("path", READS)
+    def test_doctor_and_hospital_are_403(self, client: Any, path: str) -> None:
+        for payload in (doctor_payload(), hospital_payload()):
+            token = signup(client, payload)["token"]
+            r = client.get(path, headers=auth(token))
+            assert r.status_code == 403
+            assert r.json()["message"] == "You do not have permission to access this resource."
+
+    def test_actions_refuse_non_admins(self, client: Any, platform: dict[str, Any]) -> None:
+        hospital = platform["hospitals"][0]
+        hid = hospital["user"]["hospitalId"]
+        for action in ("verify", "suspend", "reinstate"):
+            r = client.post(f"/api/admin/hospitals/{hid}/{action}", headers=auth(hospital["token"]))
+            assert r.status_code == 403
+
+
+class TestStats:
+    def test_cards_and_charts(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        r = get(client, "/api/admin/stats", admin_token, timeRange="monthly")
+        assert r.status_code == 200
+        body = r.json()
+        assert body["totalHospitals"] == 3
+        assert body["totalDoctors"] == 2
+        assert body["activeSubscriptions"] == 1
+        assert body["monthlyRevenue"] == 249.0
+        assert len(body["revenueData"]["labels"]) == 12
+        assert body["revenueData"]["datasets"][0]["data"][-1] == 249.0
+        assert body["subscriptionDetails"]["byPlan"] == {"Silver": 1}
+        assert body["subscriptionDetails"]["byType"] == {"hospital": 1, "doctor": 0}
+
+    def test_default_range_is_weekly(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        body = client.get("/api/admin/stats", headers=auth(admin_token)).json()
+        assert len(body["revenueData"]["labels"]) == 12
+        assert body["revenueData"]["datasets"][0]["data"][-1] == 249.0
+
+    def test_bad_range(self, client: Any, admin_token: str) -> None:
+        r = get(client, "/api/admin/stats", admin_token, timeRange="hourly")
+        assert r.status_code == 422
+        assert "timeRange" in r.json()["fields"]
+
+    def test_zeros_before_any_rollup(self, client: Any, admin_token: str) -> None:
+        body = client.get("/api/admin/stats", headers=auth(admin_token)).json()
+        assert (body["totalHospitals"], body["totalDoctors"], body["monthlyRevenue"]) == (0, 0, 0.0)
+
+    def test_subscription_analytics(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        body = client.get("/api/admin/subscription-analytics", headers=auth(admin_token)).json()
+        assert body["totalRevenue"] == 249.0
+        assert body["activeSubscriptions"] == 1
+        assert body["revenueByPlan"] == {"labels": ["Silver"], "data": [249.0]}
+        assert len(body["subscriptionTrends"]["data"]) == 12
+
+    def test_subscription_analytics_failure_gives_zeros(
+        self, client: Any, admin_token: str, monkeypatch: Any
+    ) -> None:
+        from cara.console import repository
+
+        def boom(*a: Any) -> Any:
+            raise RuntimeError("rollup table unavailable")
+
+        monkeypatch.setattr(repository, "all_month_rollups", boom)
+        r = client.get("/api/admin/subscription-analytics", headers=auth(admin_token))
+        assert r.status_code == 200
+        assert r.json() == {
+            "totalRevenue": 0,
+            "activeSubscriptions": 0,
+            "subscriptionTrends": {"labels": [], "data": []},
+            "revenueByPlan": {"labels": [], "data": []},
+        }
+
+
+class TestLists:
+    def test_hospitals_page_sort_and_content_range(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        r = get(client, "/api/admin/hospitals", admin_token, sort=["name", "ASC"], range=[0, 1])
+        assert r.status_code == 200
+        assert r.headers["content-range"] == "hospitals 0-1/3"
+        assert [h["name"] for h in r.json()] == ["Aga Khan Hospital", "Korle Bu Hospital"]
+        first = r.json()[1]
+        assert first["city"] == "Accra" and first["doctorsCount"] == 1
+        assert first["isVerified"] is False and first["status"] == "active"
+        r = get(client, "/api/admin/hospitals", admin_token, sort=["name", "ASC"], range=[2, 3])
+        assert r.headers["content-range"] == "hospitals 2-2/3"
+
+    def test_hospitals_search_and_filters(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        r = get(client, "/api/admin/hospitals", admin_token, filter={"q": "nairobi"})
+        assert [h["name"] for h in r.json()] == ["Aga Khan Hospital"]
+        r = get(client, "/api/admin/hospitals", admin_token, filter={"q": "100%_"})
+        assert r.json() == [] and r.headers["content-range"] == "hospitals */0"
+        r = get(client, "/api/admin/hospitals", admin_token, filter={"isVerified": True})
+        assert r.json() == []
+
+    def test_doctors(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        r = get(client, "/api/admin/doctors", admin_token, sort=["specialization", "ASC"])
+        assert r.headers["content-range"] == "doctors 0-1/2"
+        rows = r.json()
+        assert [d["specialization"] for d in rows] == ["Cardiologist", "Nurse"]
+        assert rows[0]["hospitalName"] == "Korle Bu Hospital"
+        assert rows[1]["hospitalName"] is None
+        r = get(client, "/api/admin/doctors", admin_token, filter={"specialization": "Nurse"})
+        assert len(r.json()) == 1
+
+    def test_payments(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        r = get(client, "/api/admin/payment-history", admin_token, sort=["amount", "DESC"])
+        rows = r.json()
+        assert [(p["plan"], p["amount"], p["status"]) for p in rows] == [
+            ("Silver", 249.0, "succeeded"),
+            ("Bronze", 99.0, "failed"),
+        ]
+        assert rows[0]["userName"] == "Korle Bu Hospital"
+        r = get(client, "/api/admin/payment-history", admin_token, filter={"status": "failed"})
+        assert len(r.json()) == 1
+
+    @pytest.mark.parametrize(
+        "params",
+        [
+            {"sort": "not json"},
+            {"sort": json.dumps(["password_hash", "ASC"])},
+            {"sort": json.dumps(["name", "SIDEWAYS"])},
+            {"range": json.dumps([5, 1])},
+            {"range": json.dumps(["a", "b"])},
+            {"filter": json.dumps(["x"])},
+            {"filter": json.dumps({"isVerified": "yes"})},
+        ],
+    )
+    def test_malformed_list_parameters_are_400(
+        self, client: Any, admin_token: str, params: dict[str, str]
+    ) -> None:
+        r = client.get("/api/admin/hospitals", params=params, headers=auth(admin_token))
+        assert r.status_code == 400
+        assert r.json()["message"]
+
+    def test_no_per_row_queries(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        from sqlalchemy import event
+
+        from cara.kit.db import get_engine
+
+        counts = []
+        for extra in (0, 5):
+            for _ in range(extra):
+                signup(client, hospital_payload())
+            statements: list[str] = []
+
+            def capture(conn: Any, cur: Any, statement: str, *a: Any, seen: list[str] = statements) -> None:
+                seen.append(statement)
+
+            event.listen(get_engine(), "before_cursor_execute", capture)
+            try:
+                get(client, "/api/admin/hospitals", admin_token, range=[0, 49])
+            finally:
+                event.remove(get_engine(), "before_cursor_execute", capture)
+            counts.append(len(statements))
+        assert counts[0] == counts[1]
+
+
+class TestActions:
+    def test_verify_hospital_and_audit(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        hid = platform["hospitals"][0]["user"]["hospitalId"]
+        r = client.post(f"/api/admin/hospitals/{hid}/verify", headers=auth(admin_token))
+        assert r.status_code == 200 and r.json()["isVerified"] is True
+        events = get(
+            client, "/api/admin/audit-events", admin_token, filter={"action": "hospital.verified"}
+        ).json()
+        assert len(events) == 1
+        assert events[0]["actorEmail"] == "root-admin@example.com"
+        assert events[0]["targetId"] == hid
+
+    def test_suspend_refuses_its_users_until_reinstated(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        hospital = platform["hospitals"][0]
+        doctor = platform["doctors"][0]
+        hid = hospital["user"]["hospitalId"]
+        r = client.post(f"/api/admin/hospitals/{hid}/suspend", headers=auth(admin_token))
+        assert r.status_code == 200 and r.json()["status"] == "suspended"
+        assert client.get("/api/auth/user", headers=auth(hospital["token"])).status_code == 403
+        assert client.get("/api/auth/user", headers=auth(doctor["token"])).status_code == 403
+        other = platform["hospitals"][1]
+        assert client.get("/api/auth/user", headers=auth(other["token"])).status_code == 200
+        assert (
+            client.post(f"/api/admin/hospitals/{hid}/suspend", headers=auth(admin_token)).status_code == 409
+        )
+        r = client.post(f"/api/admin/hospitals/{hid}/reinstate", headers=auth(admin_token))
+        assert r.status_code == 200 and r.json()["status"] == "active"
+        assert client.get("/api/auth/user", headers=auth(doctor["token"])).status_code == 200
+        with session_scope() as s:
+            actions = list(s.scalars(select(AuditEvent.action).where(AuditEvent.target_id == hid)))
+        assert actions.count("hospital.suspended") == 1 and actions.count("hospital.reinstated") == 1
+
+    def test_verify_doctor(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
+        did = platform["doctors"][1]["user"]["_id"]
+        r = client.post(f"/api/admin/doctors/{did}/verify", headers=auth(admin_token))
+        assert r.status_code == 200 and r.json()["isVerified"] is True
+        me = client.get("/api/auth/user", headers=auth(platform["doctors"][1]["token"])).json()
+        assert me["isVerified"] is True
+
+    @pytest.mark.parametrize("bad", ["not-a-uuid", "00000000-0000-0000-0000-000000000000"])
+    def test_unknown_ids_are_404(self, client: Any, admin_token: str, bad: str) -> None:
+        assert client.post(f"/api/admin/hospitals/{bad}/verify", headers=auth(admin_token)).status_code == 404
+        assert client.post(f"/api/admin/doctors/{bad}/verify", headers=auth(admin_token)).status_code == 404
+        assert client.get(f"/api/admin/hospitals/{bad}", headers=auth(admin_token)).status_code == 404
+
+    def test_a_hospital_id_is_not_a_doctor_id(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        hospital_account = platform["hospitals"][0]["user"]["_id"]
+        r = client.post(f"/api/admin/doctors/{hospital_account}/verify", headers=auth(admin_token))
+        assert r.status_code == 404
