@@ -42,3 +42,36 @@ ensure_python_env() {
   site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   printf '%s\n%s\n' "$REPO_ROOT/platform" "$REPO_ROOT" > "$site/cara-paths.pth"
 }
+
+# Install a web app's node modules (when package-lock.json changed) and build it.
+ensure_node_app() {
+  local app="$REPO_ROOT/$1"
+  [ -f "$app/package.json" ] || return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "Node.js 20+ and npm are required to build $1" >&2
+    return 1
+  fi
+  local stamp="$app/node_modules/.cara-lock.sha256"
+  local wanted
+  wanted="$(sha256sum "$app/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    echo "==> installing node modules ($1)"
+    (cd "$app" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$wanted" > "$stamp"
+  fi
+  echo "==> building $1"
+  (cd "$app" && npm run --silent build)
+}
+
+# Browser tests drive Debian's Chromium. Install it when missing and we may.
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing Debian's chromium for browser tests"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "Browser tests need Chromium at /usr/bin/chromium (Debian: apt-get install chromium)" >&2
+    return 1
+  fi
+}
