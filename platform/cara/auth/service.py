@@ -265,6 +265,8 @@ def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOu
         ratelimit.record_failure(email, client)
         raise Unauthorized(BAD_CREDENTIALS)
     ratelimit.clear(email, client)
+    if passwords.needs_rehash(account.password_hash):
+        account.password_hash = passwords.hash_password(password)
     if not account.is_active:
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
     tenant = repository.tenant_of(session, account)

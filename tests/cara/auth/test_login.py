@@ -172,3 +172,23 @@ class TestTokens:
         assert r.json()["message"] == "Logged out successfully"
         assert client.get("/api/auth/user", headers=auth(t1)).status_code == 401
         assert client.get("/api/auth/user", headers=auth(t2)).status_code == 200
+
+
+class TestPasswordHashing:
+    def test_argon2id_and_upgrade_on_login(self, client: Any) -> None:
+        from argon2 import PasswordHasher
+
+        payload = doctor_payload()
+        signup(client, payload)
+        with session_scope() as s:
+            account = s.query(Account).filter_by(email=payload["email"]).one()
+            assert account.password_hash.startswith("$argon2id$")
+            assert "m=19456,t=2,p=1" in account.password_hash
+            # an older, heavier parameter set still verifies and is upgraded at login
+            account.password_hash = PasswordHasher(time_cost=3, memory_cost=65536, parallelism=4).hash(
+                payload["password"]
+            )
+        assert login(client, payload["email"], payload["password"], "doctor").status_code == 200
+        with session_scope() as s:
+            account = s.query(Account).filter_by(email=payload["email"]).one()
+            assert "m=19456,t=2,p=1" in account.password_hash
