@@ -136,7 +136,7 @@ def list_doctors(
     query = listing.parse(
         sort, range_, filter_, sortable=set(repository.DOCTOR_SORT), default_sort=("createdAt", True)
     )
-    rows, total = repository.list_doctors(
+    rows, total = service.list_doctors(
         session,
         query,
         q=listing.text_filter(query.filters),
@@ -144,7 +144,7 @@ def list_doctors(
         verified=listing.bool_filter(query.filters, "isVerified"),
     )
     listing.set_content_range(response, "doctors", query, len(rows), total)
-    return [service.doctor_out(r) for r in rows]
+    return rows
 
 
 @router.get(
@@ -187,14 +187,14 @@ def payment_history(
     query = listing.parse(
         sort, range_, filter_, sortable=set(repository.PAYMENT_SORT), default_sort=("date", True)
     )
-    rows, total = repository.list_payments(
+    rows, total = service.list_payments(
         session,
         query,
         q=listing.text_filter(query.filters),
         status=listing.text_filter(query.filters, "status"),
     )
     listing.set_content_range(response, "payment-history", query, len(rows), total)
-    return [service.payment_out(r) for r in rows]
+    return rows
 
 
 @router.get(
@@ -215,8 +215,8 @@ def audit_events(
     query = listing.parse(
         sort, range_, filter_, sortable=set(repository.AUDIT_SORT), default_sort=("createdAt", True)
     )
-    rows, total = repository.list_audit_events(
+    rows, total = service.list_audit_events(
         session, query, action=listing.text_filter(query.filters, "action")
     )
     listing.set_content_range(response, "audit-events", query, len(rows), total)
-    return [service.audit_out(r) for r in rows]
+    return rows

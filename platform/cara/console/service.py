@@ -195,6 +195,27 @@ def list_hospitals(
     return [hospital_out(r) for r in rows], total
 
 
+def list_doctors(
+    session: Session, query: ListQuery, *, q: str | None, specialty: str | None, verified: bool | None
+) -> tuple[list[DoctorOut], int]:
+    rows, total = repository.list_doctors(session, query, q=q, specialty=specialty, verified=verified)
+    return [doctor_out(r) for r in rows], total
+
+
+def list_payments(
+    session: Session, query: ListQuery, *, q: str | None, status: str | None
+) -> tuple[list[PaymentOut], int]:
+    rows, total = repository.list_payments(session, query, q=q, status=status)
+    return [payment_out(r) for r in rows], total
+
+
+def list_audit_events(
+    session: Session, query: ListQuery, *, action: str | None
+) -> tuple[list[AuditEventOut], int]:
+    rows, total = repository.list_audit_events(session, query, action=action)
+    return [audit_out(r) for r in rows], total
+
+
 def get_hospital(session: Session, hospital_id: str) -> HospitalOut:
     row = repository.hospital_row(session, _uuid(hospital_id, "Hospital"))
     if row is None:
