@@ -88,6 +88,9 @@ def upgrade_platform(engine: Engine, target: str = "head") -> None:
             version_schema=PLATFORM_SCHEMA,
             metadata=PlatformBase.metadata,
         )
+        from tenants import roles
+
+        roles.ensure_base_role(conn)
 
 
 def upgrade_tenant_schema(
@@ -112,6 +115,9 @@ def upgrade_tenant_schema(
         version_schema=schema,
         metadata=TenantBase.metadata,
     )
+    from tenants import roles
+
+    roles.ensure_tenant_role(connection, schema)
 
 
 def tenant_revision(connection: Connection, schema: str) -> str | None:

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from cara.models import Tenant, TenantBase
-from tenants import migrate, naming
+from tenants import migrate, naming, roles
 
 
 def create_tenant_schema(connection: Connection, schema: str) -> None:
@@ -28,6 +28,7 @@ def create_tenant_schema(connection: Connection, schema: str) -> None:
     TenantBase.metadata.create_all(bound, checkfirst=False)
     ctx = MigrationContext.configure(connection=bound, opts={"version_table_schema": schema})
     ctx.stamp(migrate.tenant_scripts(), "head")
+    roles.ensure_tenant_role(connection, schema)
 
 
 def provision_hospital_tenant(session: Session, schema: str | None = None) -> Tenant:

@@ -83,8 +83,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from cara.kit.db import reset_engine
 
         reset_engine()
+        from sqlalchemy import create_engine
+
+        from tenants.roles import drop_roles
+
         with psycopg.connect(_plain(_state["server"]), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{_state["dbname"]}" WITH (FORCE)')
+        # Tenant roles are cluster-wide: remove this run's once its database is gone.
+        engine = create_engine(_state["server"])
+        with engine.begin() as conn:
+            drop_roles(conn, _state["dbname"])
+        engine.dispose()
     for key in ("redis", "pg"):
         if key in _state:
             _state[key].stop()

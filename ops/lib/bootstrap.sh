@@ -63,6 +63,16 @@ ensure_node_app() {
   (cd "$app" && npm run --silent build)
 }
 
+# Type-check a web app (its "typecheck" script), when it has one.
+typecheck_node_app() {
+  local app="$REPO_ROOT/$1"
+  [ -f "$app/package.json" ] || return 0
+  if grep -q '"typecheck"' "$app/package.json"; then
+    echo "==> typecheck $1"
+    (cd "$app" && npm run --silent typecheck)
+  fi
+}
+
 # Browser tests drive Debian's Chromium. Install it when missing and we may.
 ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then return 0; fi

@@ -98,3 +98,49 @@ class TestApiLevel:
         claims["tnt"] = two_hospitals["B"]["schema"]
         forged = jwt.encode(claims, get_settings().jwt_secret, algorithm="HS256")
         assert client.get("/api/auth/user", headers=auth(forged)).status_code == 401
+
+
+class TestDatabaseRoles:
+    """Per-tenant roles: PostgreSQL itself refuses cross-tenant reads."""
+
+    def test_tenant_role_cannot_read_another_tenant(self, two_hospitals: dict[str, Any]) -> None:
+        from cara.auth.principal import tenant_role
+        from cara.kit.db import restrict_to_tenant_role
+
+        a, b = two_hospitals["A"], two_hospitals["B"]
+        with tenant_session(a["schema"]) as s:
+            restrict_to_tenant_role(s, tenant_role(a["schema"]))
+            own = s.execute(text(f'SELECT count(*) FROM "{a["schema"]}".doctors')).scalar_one()
+            assert own == 2
+            with pytest.raises(ProgrammingError, match="permission denied"):
+                s.execute(text(f'SELECT count(*) FROM "{b["schema"]}".doctors'))
+
+    def test_role_survives_commit(self, two_hospitals: dict[str, Any]) -> None:
+        from cara.auth.principal import tenant_role
+        from cara.kit.db import restrict_to_tenant_role
+
+        a, b = two_hospitals["A"], two_hospitals["B"]
+        with tenant_session(a["schema"]) as s:
+            restrict_to_tenant_role(s, tenant_role(a["schema"]))
+            s.commit()
+            assert s.execute(text("SELECT current_user")).scalar_one() == tenant_role(a["schema"])
+            with pytest.raises(ProgrammingError, match="permission denied"):
+                s.execute(text(f'SELECT 1 FROM "{b["schema"]}".audit_events LIMIT 1'))
+
+    def test_requests_run_under_the_tenant_role(
+        self, client: Any, two_hospitals: dict[str, Any], monkeypatch: Any
+    ) -> None:
+        from cara.auth import service
+        from cara.auth.principal import tenant_role
+
+        seen: list[str] = []
+        real = service.load_user
+
+        def spy(session: Any, account: Any) -> Any:
+            seen.append(session.execute(text("SELECT current_user")).scalar_one())
+            return real(session, account)
+
+        monkeypatch.setattr(service, "load_user", spy)
+        doctor = two_hospitals["B"]["doctors"][0]
+        assert client.get("/api/auth/user", headers=auth(doctor["token"])).status_code == 200
+        assert seen == [tenant_role(two_hospitals["B"]["schema"])]

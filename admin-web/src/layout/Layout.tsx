@@ -16,7 +16,8 @@ import {
  */
 const IdentityGuard = () => {
     const logoutIfAccessDenied = useLogoutIfAccessDenied();
-    useGetIdentity({ onError: error => void logoutIfAccessDenied(error) });
+    // Same freshness as react-admin's own user menu, so both share one request.
+    useGetIdentity({ staleTime: 5 * 60 * 1000, onError: error => void logoutIfAccessDenied(error) });
     return null;
 };
 

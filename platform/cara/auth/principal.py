@@ -17,6 +17,7 @@ from fastapi import Depends, Request
 from sqlalchemy import select
 
 from cara.auth import tokens
+from cara.kit.db import restrict_to_tenant_role
 from cara.kit.deps import DbSession, bearer_token
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account, Tenant
@@ -78,7 +79,17 @@ def authenticate(request: Request, session: DbSession) -> Principal:
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
     if tenant_status is not None and tenant_status != "active":
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
+    if schema is not None:
+        restrict_to_tenant_role(session, tenant_role(schema))
     return Principal(account=account, claims=claims, tenant_schema=schema, tenant_kind=kind)
+
+
+def tenant_role(schema: str) -> str:
+    """The database role that confines a request of this tenant (tenants.roles)."""
+    from cara.kit.db import get_engine
+    from tenants.roles import role_for
+
+    return role_for(str(get_engine().url.database), schema)
 
 
 class Authenticator:

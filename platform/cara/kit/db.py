@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from cara.config import get_settings
@@ -75,6 +76,25 @@ def session_scope(schema: str | None = None) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+_ROLE_KEY = "cara_tenant_role"
+
+
+def restrict_to_tenant_role(session: Session, role: str) -> None:
+    """Run this and every later transaction of `session` as the tenant's own
+    database role (see tenants.roles), which cannot touch other tenants."""
+    session.info[_ROLE_KEY] = role
+    session.execute(text(f'SET LOCAL ROLE "{role}"'))
+
+
+@event.listens_for(Session, "after_begin")
+def _reapply_tenant_role(session: Session, transaction: Any, connection: Connection) -> None:
+    # SET LOCAL ends with each transaction; a handler that commits and reads
+    # again must still be confined to its tenant.
+    role = session.info.get(_ROLE_KEY)
+    if role:
+        connection.exec_driver_sql(f'SET LOCAL ROLE "{role}"')
 
 
 def reset_engine() -> None:

@@ -1,0 +1,95 @@
+/**
+ * The two dashboard charts. This module (with chart.js) is its own chunk,
+ * loaded by the dashboard after first paint; nothing else imports it eagerly.
+ */
+import {
+    ArcElement,
+    CategoryScale,
+    Chart as ChartJS,
+    Filler,
+    Legend,
+    LinearScale,
+    LineElement,
+    PointElement,
+    Tooltip,
+} from 'chart.js';
+import { Doughnut, Line } from 'react-chartjs-2';
+import { formatDollars } from '../lib/format';
+
+ChartJS.register(ArcElement, CategoryScale, Filler, Legend, LinearScale, LineElement, PointElement, Tooltip);
+
+/** Spec §9: five fixed doughnut colours (repeated past five plans). */
+export const PLAN_COLOURS = ['#1976d2', '#2e7d32', '#ed6c02', '#9c27b0', '#d32f2f'];
+
+export interface RevenueChartProps {
+    labels: string[];
+    data: number[];
+    seriesLabel: string;
+    rtl: boolean;
+}
+
+// Respect the operating system's "reduce motion" setting: no chart animations.
+const reducedMotion = (): boolean =>
+    typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
+
+export const RevenueChart = ({ labels, data, seriesLabel, rtl }: RevenueChartProps) => (
+    <Line
+        data={{
+            labels,
+            datasets: [
+                {
+                    label: seriesLabel,
+                    data,
+                    borderColor: PLAN_COLOURS[0],
+                    backgroundColor: 'rgba(25, 118, 210, 0.15)',
+                    fill: true,
+                    tension: 0.3,
+                },
+            ],
+        }}
+        options={{
+            responsive: true,
+            maintainAspectRatio: false,
+            animation: reducedMotion() ? false : undefined,
+            plugins: {
+                legend: { display: false, rtl },
+                tooltip: { rtl, callbacks: { label: item => formatDollars(item.parsed.y) } },
+            },
+            scales: {
+                x: { reverse: rtl },
+                y: { beginAtZero: true, position: rtl ? 'right' : 'left', ticks: { callback: value => formatDollars(Number(value)) } },
+            },
+        }}
+    />
+);
+
+export interface PlanChartProps {
+    byPlan: Record<string, number>;
+    rtl: boolean;
+}
+
+export const PlanDistributionChart = ({ byPlan, rtl }: PlanChartProps) => {
+    const labels = Object.keys(byPlan);
+    return (
+        <Doughnut
+            data={{
+                labels,
+                datasets: [
+                    {
+                        data: labels.map(plan => byPlan[plan]),
+                        backgroundColor: labels.map((_, index) => PLAN_COLOURS[index % PLAN_COLOURS.length]),
+                    },
+                ],
+            }}
+            options={{
+                responsive: true,
+                maintainAspectRatio: false,
+                animation: reducedMotion() ? false : undefined,
+                plugins: {
+                    legend: { position: 'bottom', rtl },
+                    tooltip: { rtl },
+                },
+            }}
+        />
+    );
+};

@@ -1,0 +1,26 @@
+import { Box, Card, Typography } from '@mui/material';
+import type { ComponentType, ReactNode } from 'react';
+
+export interface StatCardProps {
+    icon: ComponentType<{ fontSize?: 'large' }>;
+    title: string;
+    value: ReactNode;
+    testId: string;
+}
+
+/** A small summary card, as in react-admin's demo dashboard. */
+export const StatCard = ({ icon: Icon, title, value, testId }: StatCardProps) => (
+    <Card sx={{ display: 'flex', alignItems: 'center', gap: 2, p: 2 }} data-testid={testId}>
+        <Box sx={{ color: 'primary.main', display: 'flex' }}>
+            <Icon fontSize="large" />
+        </Box>
+        <Box sx={{ minWidth: 0 }}>
+            <Typography variant="body2" color="text.secondary" noWrap>
+                {title}
+            </Typography>
+            <Typography variant="h5" component="p" data-testid={`${testId}-value`}>
+                {value}
+            </Typography>
+        </Box>
+    </Card>
+);

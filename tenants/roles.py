@@ -1,0 +1,98 @@
+"""Per-tenant database roles: defence in depth under schema_translate_map.
+
+Every tenant schema gets a NOLOGIN role that may use that schema and nothing
+of any other tenant. Requests of an authenticated tenant user run their
+transactions under `SET LOCAL ROLE <tenant role>`, so even a query that names
+another hospital's schema explicitly is refused by PostgreSQL itself
+("permission denied for schema ...").
+
+All tenant roles are members of one base role holding the platform-table
+privileges that tenant requests need (accounts, audit, outbox, ...).
+
+Roles are cluster-wide while schemas are per database, so role names carry a
+prefix derived from the database name: two databases on one server (a test run
+next to a dev database) never share a tenant role.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import Connection, text
+
+from cara.models.base import PLATFORM_SCHEMA
+from tenants import naming
+
+
+def _prefix(database: str) -> str:
+    # Short and stable: keeps "<prefix>_hospital_<12 hex>" under PostgreSQL's 63 bytes.
+    return "ct" + hashlib.sha256(database.encode()).hexdigest()[:8]
+
+
+def role_for(database: str, schema: str) -> str:
+    return f"{_prefix(database)}_{naming.checked(schema)}"
+
+
+def base_role(database: str) -> str:
+    return f"{_prefix(database)}_base"
+
+
+def _create_role(connection: Connection, role: str) -> None:
+    exists = connection.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
+    if exists is None:
+        connection.execute(text(f'CREATE ROLE "{role}" NOLOGIN'))
+    # The application's own user must be allowed to SET ROLE to it
+    # (automatic for superusers, needed for a CREATEROLE user on PostgreSQL 16+).
+    connection.execute(text(f'GRANT "{role}" TO CURRENT_USER'))
+
+
+def ensure_base_role(connection: Connection) -> str:
+    """Create the base role and (re)grant it the platform tables; idempotent."""
+    database = str(connection.execute(text("SELECT current_database()")).scalar_one())
+    role = base_role(database)
+    _create_role(connection, role)
+    connection.execute(text(f'GRANT USAGE ON SCHEMA "{PLATFORM_SCHEMA}" TO "{role}"'))
+    connection.execute(
+        text(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{PLATFORM_SCHEMA}" TO "{role}"')
+    )
+    connection.execute(
+        text(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{PLATFORM_SCHEMA}" TO "{role}"')
+    )
+    return role
+
+
+def ensure_tenant_role(connection: Connection, schema: str) -> str:
+    """Create the tenant's role with rights on its own schema only; idempotent."""
+    database = str(connection.execute(text("SELECT current_database()")).scalar_one())
+    role = role_for(database, schema)
+    _create_role(connection, role)
+    connection.execute(text(f'GRANT "{base_role(database)}" TO "{role}"'))
+    connection.execute(text(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"'))
+    connection.execute(
+        text(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')
+    )
+    connection.execute(text(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"'))
+    # Tables that later migrations add are granted automatically.
+    connection.execute(
+        text(
+            f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{schema}" '
+            f'GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO "{role}"'
+        )
+    )
+    connection.execute(
+        text(f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{schema}" GRANT USAGE, SELECT ON SEQUENCES TO "{role}"')
+    )
+    return role
+
+
+def drop_roles(connection: Connection, database: str) -> int:
+    """Drop every tenant role of `database` (after that database is gone)."""
+    names = list(
+        connection.execute(
+            text("SELECT rolname FROM pg_roles WHERE rolname LIKE :p"), {"p": _prefix(database) + "\\_%"}
+        ).scalars()
+    )
+    # Members first, the base role last.
+    for name in sorted(names, key=lambda n: n.endswith("_base")):
+        connection.execute(text(f'DROP ROLE IF EXISTS "{name}"'))
+    return len(names)

@@ -1,0 +1,298 @@
+// Browser test of the platform admin console (admin-web/), against a running
+// Cara server that serves the built console at /admin/ and has seeded data.
+//
+//   BASE_URL        server origin                        (default http://127.0.0.1:8000)
+//   ADMIN_EMAIL     a platform admin                      (required)
+//   ADMIN_PASSWORD  its password                          (required)
+//   ARTIFACTS_DIR   where screenshots go                  (default ./artifacts/admin-web)
+//   CHROMIUM_PATH   the browser                           (default /usr/bin/chromium)
+//   NON_ADMIN_EMAIL, NON_ADMIN_PASSWORD, NON_ADMIN_ROLE   an existing doctor or hospital
+//                   account for the negative test; without them a throwaway
+//                   independent doctor is registered through POST /api/auth/signup.
+//
+// Run from the repository root:  node --test tests/e2e/admin-web/
+// playwright-core is a devDependency of admin-web (npm ci there first).
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const require = createRequire(new URL('../../../admin-web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+
+const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '');
+const ADMIN_EMAIL = process.env.ADMIN_EMAIL;
+const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD;
+const ARTIFACTS_DIR = path.resolve(process.env.ARTIFACTS_DIR ?? 'artifacts/admin-web');
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CONSOLE = `${BASE_URL}/admin`;
+const TIMEOUT = 20_000;
+
+const CHROMIUM_ARGS = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+];
+
+/** The four admin lists, each with a column header that must be there. */
+const LISTS = [
+    { resource: 'hospitals', title: 'Hospitals', header: 'Tenant status', screenshot: 'hospitals.png' },
+    { resource: 'doctors', title: 'Doctors', header: 'Specialization', screenshot: 'doctors.png' },
+    { resource: 'payment-history', title: 'Payments', header: 'Amount', screenshot: 'payments.png' },
+    { resource: 'audit-events', title: 'Audit log', header: 'Action', screenshot: 'audit-log.png' },
+];
+
+const listUrl = (resource, filter) =>
+    `${CONSOLE}/${resource}${filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : ''}`;
+
+const escapeRegExp = text => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+let userDataDir;
+let context;
+let page;
+const pageErrors = [];
+
+const screenshot = name => page.screenshot({ path: path.join(ARTIFACTS_DIR, name), fullPage: true });
+
+const localStorageItem = key => page.evaluate(k => window.localStorage.getItem(k), key);
+
+/** Rows of the list on screen (react-admin DataTable), once at least one is there. */
+const listRows = async () => {
+    const rows = page.locator('main table tbody tr');
+    await rows.first().waitFor({ state: 'visible', timeout: TIMEOUT });
+    return rows;
+};
+
+/** A doctor's or hospital's session, for the negative test. */
+const nonAdminSession = async () => {
+    if (process.env.NON_ADMIN_EMAIL && process.env.NON_ADMIN_PASSWORD) {
+        const response = await fetch(`${BASE_URL}/api/auth/login`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+                email: process.env.NON_ADMIN_EMAIL,
+                password: process.env.NON_ADMIN_PASSWORD,
+                role: process.env.NON_ADMIN_ROLE ?? 'doctor',
+            }),
+        });
+        const body = await response.json();
+        assert.equal(response.status, 200, `non-admin login failed: ${JSON.stringify(body)}`);
+        return { token: body.token, user: body.user };
+    }
+    const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const response = await fetch(`${BASE_URL}/api/auth/signup`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+            role: 'doctor',
+            name: `E2E Doctor ${stamp}`,
+            email: `e2e-admin-web-${stamp}@example.com`,
+            password: 'doctor-password',
+            phoneNumber: '0241234567',
+            specialty: 'Nurse',
+            licenseNumber: `E2E-${stamp}`,
+            experience: 1,
+            country: 'Ghana',
+            state: 'Greater Accra',
+            privacyPolicyAccepted: true,
+        }),
+    });
+    const body = await response.json();
+    assert.equal(response.status, 201, `doctor signup failed: ${JSON.stringify(body)}`);
+    return { token: body.data.token, user: body.data.user };
+};
+
+describe('admin console', { timeout: 180_000 }, () => {
+    before(async () => {
+        assert.ok(ADMIN_EMAIL && ADMIN_PASSWORD, 'ADMIN_EMAIL and ADMIN_PASSWORD must be set');
+        mkdirSync(ARTIFACTS_DIR, { recursive: true });
+        userDataDir = mkdtempSync(path.join(tmpdir(), 'cara-admin-web-'));
+        context = await chromium.launchPersistentContext(userDataDir, {
+            executablePath: CHROMIUM_PATH,
+            headless: true,
+            args: CHROMIUM_ARGS,
+            locale: 'en-US',
+            viewport: { width: 1366, height: 900 },
+            // Charts skip their animation, so screenshots show the final figures.
+            reducedMotion: 'reduce',
+        });
+        context.setDefaultTimeout(TIMEOUT);
+        page = context.pages()[0] ?? (await context.newPage());
+        page.on('pageerror', error => pageErrors.push(error));
+    });
+
+    after(async () => {
+        await context?.close();
+        if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    });
+
+    it('sends a visitor without a session to the login form, which validates its fields', async () => {
+        await page.goto(`${CONSOLE}/`);
+        await page.waitForURL(url => url.pathname === '/admin/login');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByText('Email is required').waitFor();
+        await page.getByText('Password is required').waitFor();
+        await page.locator('input[name=email]').fill('not-an-email');
+        await page.locator('input[name=password]').fill('short');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByText('Invalid email format').waitFor();
+        await page.getByText('Password must be at least 8 characters long').waitFor();
+    });
+
+    it('shows the server message when the credentials are wrong', async () => {
+        await page.locator('input[name=email]').fill(ADMIN_EMAIL);
+        await page.locator('input[name=password]').fill(`${ADMIN_PASSWORD}-wrong`);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        const alert = page.locator('form [role=alert]');
+        await alert.waitFor();
+        assert.notEqual((await alert.innerText()).trim(), '');
+        assert.equal(await localStorageItem('token'), null);
+    });
+
+    it('signs an admin in and greets them', async () => {
+        await page.locator('input[name=email]').fill(ADMIN_EMAIL);
+        await page.locator('input[name=password]').fill(ADMIN_PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByText('Welcome back, Administrator!').waitFor();
+        await page.waitForURL(url => url.pathname === '/admin/' || url.pathname === '/admin');
+        assert.ok(await localStorageItem('token'), 'token stored');
+        assert.equal(JSON.parse(await localStorageItem('user')).role, 'admin');
+    });
+
+    it('shows the four summary cards and both charts on the dashboard', async () => {
+        await page.locator('[data-testid=dashboard]').waitFor({ timeout: TIMEOUT });
+        const cards = [
+            ['stat-hospitals', 'Hospitals'],
+            ['stat-doctors', 'Doctors'],
+            ['stat-active-subscriptions', 'Active Subs'],
+            ['stat-monthly-revenue', 'Revenue (mo)'],
+        ];
+        for (const [testId, title] of cards) {
+            const card = page.locator(`[data-testid=${testId}]`);
+            await card.waitFor();
+            assert.match(await card.innerText(), new RegExp(escapeRegExp(title)));
+        }
+        assert.match(
+            await page.locator('[data-testid=stat-monthly-revenue-value]').innerText(),
+            /^\$[\d,]+\.\d{2}$/,
+        );
+        // Counts come from the analytics rollups, which may lag the seed data by a few minutes.
+        for (const testId of ['stat-hospitals', 'stat-doctors', 'stat-active-subscriptions']) {
+            const value = await page.locator(`[data-testid=${testId}-value]`).innerText();
+            assert.match(value.trim(), /^\d+$/, `${testId} shows a count`);
+        }
+        for (const chart of ['chart-revenue-growth', 'chart-plan-distribution']) {
+            await page.locator(`[data-testid=${chart}] canvas`).waitFor();
+        }
+        assert.match(await page.locator('[data-testid=chart-revenue-growth]').innerText(), /Revenue Growth/);
+        assert.match(await page.locator('[data-testid=chart-plan-distribution]').innerText(), /Plan Distribution/);
+        await screenshot('dashboard.png');
+    });
+
+    it('reloads the statistics for another time range', async () => {
+        const statsCall = page.waitForRequest(request => request.url().includes('/api/admin/stats?timeRange=monthly'));
+        await page.locator('[data-testid=time-range]').getByRole('button', { name: 'Monthly' }).click();
+        await statsCall;
+        await page.locator('[data-testid=chart-revenue-growth] canvas').waitFor();
+    });
+
+    it('verifies a pending hospital', async () => {
+        await page.goto(listUrl('hospitals', { isVerified: false }));
+        const pendingRows = await listRows().catch(() =>
+            assert.fail('the seed data must hold at least one pending (unverified) hospital'),
+        );
+        const name = (await pendingRows.first().locator('td').first().innerText()).trim();
+        assert.ok(name, 'the pending hospital has a name');
+
+        // Open it in the unfiltered list (searching by name), so the row stays after it is verified.
+        await page.goto(listUrl('hospitals', { q: name }));
+        await listRows();
+        const row = page.locator('main table tbody tr', {
+            has: page.locator('td', { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`) }),
+        });
+        await row.first().waitFor();
+        assert.equal((await row.first().locator('[data-testid=verification-status]').innerText()).trim(), 'Pending');
+        await row.first().locator('[data-testid=verify-button]').click();
+        await page.getByText('Hospital verified').waitFor();
+        await row.first().locator('[data-testid=verification-status]', { hasText: 'Verified' }).waitFor();
+        assert.equal(await row.first().locator('[data-testid=verify-button]').count(), 0, 'no Verify button any more');
+        assert.match(page.url(), /\/admin\/hospitals/, 'the click did not open the row');
+    });
+
+    for (const list of LISTS) {
+        it(`lists ${list.title}`, async () => {
+            await page.goto(listUrl(list.resource));
+            const rows = await listRows();
+            assert.ok((await rows.count()) >= 1, `${list.title}: at least one row`);
+            await page.locator('main table thead').getByText(list.header, { exact: true }).waitFor();
+            await screenshot(list.screenshot);
+        });
+    }
+
+    it('switches to Arabic, right to left, and remembers it', async () => {
+        await page.goto(`${CONSOLE}/`);
+        await page.locator('[data-testid=dashboard]').waitFor();
+        await page.locator('[data-testid=language-switcher] button').click();
+        await page.getByRole('menuitem', { name: 'العربية' }).click();
+        await page.waitForFunction(() => document.documentElement.dir === 'rtl');
+        assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
+        assert.equal(await page.evaluate(() => document.documentElement.lang), 'ar');
+        assert.equal(await localStorageItem('locale'), 'ar');
+        await page.locator('[data-testid=stat-hospitals]', { hasText: 'المستشفيات' }).waitFor();
+        await page.locator('[data-testid=chart-revenue-growth] canvas').waitFor();
+        await page.locator('[data-testid=chart-plan-distribution] canvas').waitFor();
+        // The layout itself is mirrored: the sidebar sits on the right.
+        await page.waitForFunction(() => {
+            const sidebar = document.querySelector('.RaSidebar-fixed, .MuiDrawer-root');
+            const main = document.querySelector('main, #main-content');
+            if (!sidebar || !main) return true;
+            return sidebar.getBoundingClientRect().left >= main.getBoundingClientRect().left;
+        });
+        await screenshot('dashboard-ar.png');
+
+        await page.reload();
+        await page.locator('[data-testid=stat-hospitals]', { hasText: 'المستشفيات' }).waitFor();
+        assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
+
+        // Back to English for anything after this.
+        await page.locator('[data-testid=language-switcher] button').click();
+        await page.getByRole('menuitem', { name: 'English' }).click();
+        await page.waitForFunction(() => document.documentElement.dir === 'ltr');
+    });
+
+    it('sends a signed-in non-admin (token and user stored) to the role selection page', async () => {
+        const { token, user } = await nonAdminSession();
+        assert.notEqual(user.role, 'admin');
+        await page.evaluate(([t, u]) => {
+            window.localStorage.setItem('token', t);
+            window.localStorage.setItem('user', JSON.stringify(u));
+        }, [token, user]);
+        await page.goto(`${CONSOLE}/`);
+        await page.waitForURL(url => url.pathname === '/', { timeout: TIMEOUT });
+        assert.equal(await localStorageItem('token'), null, 'the non-admin session is dropped');
+    });
+
+    it('sends a non-admin token with no stored user to the role selection page', async () => {
+        const { token } = await nonAdminSession();
+        await page.goto(`${CONSOLE}/login`);
+        await page.evaluate(t => {
+            window.localStorage.setItem('token', t);
+            window.localStorage.removeItem('user');
+        }, token);
+        await page.goto(`${CONSOLE}/`);
+        await page.waitForURL(url => url.pathname === '/', { timeout: TIMEOUT });
+        assert.equal(await localStorageItem('token'), null, 'the non-admin session is dropped');
+    });
+
+    it('raised no uncaught page error', () => {
+        assert.deepEqual(pageErrors.map(String), []);
+    });
+});

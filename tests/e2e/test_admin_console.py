@@ -1,0 +1,55 @@
+"""The admin console in Chromium against the real API and database.
+
+Seeds hospitals, doctors, payments and rollups, then runs
+tests/e2e/admin-web/console.test.mjs (playwright-core): sign-in, the four
+cards and both charts, every list, verifying a hospital, Arabic right to
+left, and a non-admin sent away. Screenshots land in artifacts/e2e/admin-web.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cara.analytics import rollups
+from cara.kit.db import session_scope
+from tests.cara.console.seed import pay, subscribe
+from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
+from tests.factories import doctor_payload, hospital_payload, signup
+
+SCRIPT = REPO / "tests" / "e2e" / "admin-web" / "console.test.mjs"
+
+
+@pytest.fixture
+def seeded(client: Any, admin_token: str) -> None:
+    hospitals = [
+        signup(client, hospital_payload(name="Korle Bu Teaching Hospital", state="Accra")),
+        signup(client, hospital_payload(name="Aga Khan University Hospital", state="Nairobi")),
+    ]
+    signup(client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), token=hospitals[0]["token"])
+    signup(client, doctor_payload(specialty="Radiologist"))
+    subscribe(hospitals[0]["user"]["email"], "hospital-silver")
+    pay(hospitals[0]["user"]["email"], "hospital-silver", 24_900, datetime.now(UTC))
+    with session_scope() as s:
+        rollups.refresh_all(s)
+
+
+def test_admin_console(live_server: str, seeded: None, tmp_path: Path) -> None:
+    if not (REPO / "admin-web" / "dist" / "index.html").exists():
+        pytest.fail("admin-web is not built: run ./ops/test, which builds it first")
+    artifacts = ARTIFACTS / "admin-web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    result = run_browser_script(
+        SCRIPT,
+        {
+            "BASE_URL": live_server,
+            "ADMIN_EMAIL": "root-admin@example.com",
+            "ADMIN_PASSWORD": "root-password",
+            "ARTIFACTS_DIR": str(artifacts),
+        },
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    assert (artifacts / "dashboard.png").exists()
