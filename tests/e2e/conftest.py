@@ -30,8 +30,18 @@ def live_server(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     log = open(tmp_path / "server.log", "wb")  # noqa: SIM115  (closed below)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "cara.main:app", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "cara.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
         env={**os.environ, "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"},
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -59,7 +69,9 @@ def live_server(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-def run_browser_script(script: Path, env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
+def run_browser_script(
+    script: Path, env: dict[str, str], timeout: int = 300
+) -> subprocess.CompletedProcess[str]:
     """Run a node --test browser script; its output is returned for the assertion message."""
     if not Path("/usr/bin/chromium").exists():
         pytest.fail("Chromium is missing: ./ops/test installs it (apt-get install chromium)")

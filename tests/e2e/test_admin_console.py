@@ -29,7 +29,9 @@ def seeded(client: Any, admin_token: str) -> None:
         signup(client, hospital_payload(name="Korle Bu Teaching Hospital", state="Accra")),
         signup(client, hospital_payload(name="Aga Khan University Hospital", state="Nairobi")),
     ]
-    signup(client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), token=hospitals[0]["token"])
+    signup(
+        client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), token=hospitals[0]["token"]
+    )
     signup(client, doctor_payload(specialty="Radiologist"))
     subscribe(hospitals[0]["user"]["email"], "hospital-silver")
     pay(hospitals[0]["user"]["email"], "hospital-silver", 24_900, datetime.now(UTC))
