@@ -1,6 +1,7 @@
 import { CacheProvider, type EmotionCache } from '@emotion/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { Admin, Resource } from 'react-admin';
+import { Admin, CustomRoutes, Resource } from 'react-admin';
+import { Navigate, Route } from 'react-router-dom';
 import audit from './audit';
 import { Dashboard } from './dashboard/Dashboard';
 import doctors from './doctors';
@@ -61,6 +62,10 @@ export const App = () => {
                 <Resource name="doctors" {...doctors} />
                 <Resource name="payment-history" {...payments} />
                 <Resource name="audit-events" {...audit} />
+                <CustomRoutes>
+                    {/* The spec links the dashboard as /admin/dashboard too. */}
+                    <Route path="/dashboard" element={<Navigate to="/" replace />} />
+                </CustomRoutes>
             </Admin>
         </CacheProvider>
     );

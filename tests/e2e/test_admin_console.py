@@ -8,6 +8,7 @@ left, and a non-admin sent away. Screenshots land in artifacts/e2e/admin-web.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,15 @@ def test_admin_console(live_server: str, seeded: None, tmp_path: Path) -> None:
             "ADMIN_EMAIL": "root-admin@example.com",
             "ADMIN_PASSWORD": "root-password",
             "ARTIFACTS_DIR": str(artifacts),
+            # what the seed above must show once rolled up
+            "EXPECTED_STATS": json.dumps(
+                {
+                    "stat-hospitals": 2,
+                    "stat-doctors": 2,
+                    "stat-active-subscriptions": 1,
+                    "stat-monthly-revenue": "$249.00",
+                }
+            ),
         },
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
