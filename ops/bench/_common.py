@@ -566,7 +566,11 @@ def machine_busy_seconds() -> float:
 
 def database_backend_cpu() -> dict[int, float]:
     """CPU seconds so far of each PostgreSQL backend connected to the bench database (Linux /proc,
-    server on this machine); empty where that cannot be read."""
+    server on this machine); empty where that cannot be read.
+
+    The backend answering this query is included: it is one of this process's pooled connections,
+    and leaving it out would make a later call count its whole lifetime as new.
+    """
     from sqlalchemy import text
 
     from cara.kit.db import get_engine
@@ -574,10 +578,7 @@ def database_backend_cpu() -> dict[int, float]:
     try:
         with get_engine().connect() as conn:
             pids = conn.execute(
-                text(
-                    "SELECT pid FROM pg_stat_activity "
-                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
+                text("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
             ).scalars()
             return {int(pid): process_cpu_seconds(int(pid)) for pid in pids}
     except Exception:
@@ -664,9 +665,13 @@ async def _hammer(
     duration: float,
     warmup: float,
     concurrency: int,
+    rate: float | None,
     seed: int,
 ) -> LoadResult:
-    rng = random.Random(seed)
+    # Tokens in a random order, cycled: every token is used once before any is used again, so a
+    # run touches as many distinct accounts (and tenants) as it has requests, up to all of them.
+    order = list(range(len(tokens)))
+    random.Random(seed).shuffle(order)
     headers = [{"Authorization": f"Bearer {t}"} for t in tokens]
     result = LoadResult(seconds=duration)
     used: set[int] = set()
@@ -676,26 +681,40 @@ async def _hammer(
         measure_from = begin + warmup
         end = measure_from + duration
 
-        async def worker() -> None:
-            while True:
-                started = time.perf_counter()
-                if started >= end:
-                    return
-                result.issued += 1
-                pick = rng.randrange(len(headers))
-                try:
-                    response = await client.get(path, params=params, headers=headers[pick])
-                    status = response.status_code
-                except httpx.HTTPError:
-                    status = -1
-                if started < measure_from:
-                    continue
-                result.latencies.append(time.perf_counter() - started)
-                used.add(pick)
-                if status != 200:
-                    result.errors[status] = result.errors.get(status, 0) + 1
+        async def fire(started: float) -> None:
+            """One request; its latency counts from `started` (for open loop: when it was due)."""
+            pick = order[result.issued % len(order)]
+            result.issued += 1
+            try:
+                response = await client.get(path, params=params, headers=headers[pick])
+                status = response.status_code
+            except httpx.HTTPError:
+                status = -1
+            if started < measure_from:
+                return
+            result.latencies.append(time.perf_counter() - started)
+            used.add(pick)
+            if status != 200:
+                result.errors[status] = result.errors.get(status, 0) + 1
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        async def worker() -> None:
+            while (started := time.perf_counter()) < end:
+                await fire(started)
+
+        if rate is None:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+        else:
+            # Open loop: one request every 1/rate s whatever the answers do, at most `concurrency`
+            # connections (requests beyond wait for one, and that wait counts in their latency).
+            tasks: list[asyncio.Task[None]] = []
+            n = 0
+            while (due := begin + n / rate) < end:
+                delay = due - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                tasks.append(asyncio.create_task(fire(due)))
+                n += 1
+            await asyncio.gather(*tasks)
     if labels is not None:
         result.touched = {labels[i] for i in used}
     return result
@@ -711,11 +730,15 @@ def hammer(
     duration: float,
     warmup: float,
     concurrency: int,
+    rate: float | None = None,
     seed: int = 0,
 ) -> LoadResult:
     """GET `path` from `concurrency` asyncio workers for `warmup` + `duration` seconds (closed loop),
-    each request with a token drawn at random from `tokens`; latencies of the last `duration`
-    seconds only. `labels[i]` (e.g. the tenant schema of `tokens[i]`) are collected in `touched`."""
+    the tokens taken in a shuffled order (by `seed`) and cycled; latencies of the last `duration`
+    seconds only. `labels[i]` (e.g. the tenant schema of `tokens[i]`) are collected in `touched`.
+
+    With `rate`, open loop instead: a request every 1/rate s on at most `concurrency`
+    connections, latency counted from when each request was due (no coordinated omission)."""
     started = time.perf_counter()
     server_before, client_before = process_cpu_seconds(api.process.pid), time.process_time()
     machine_before = machine_busy_seconds()
@@ -730,6 +753,7 @@ def hammer(
             duration=duration,
             warmup=warmup,
             concurrency=concurrency,
+            rate=rate,
             seed=seed,
         )
     )

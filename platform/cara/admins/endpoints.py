@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from cara.audit import service as audit
 from cara.auth.principal import AdminPrincipal
+from cara.auth.schemas import _In
 from cara.auth.service import new_invitation_token
 from cara.config import get_settings
 from cara.kit.deps import DbSession
@@ -22,7 +23,7 @@ from workers.queue import enqueue_after_commit
 router = APIRouter(prefix="/admin", tags=["admin"])
 
 
-class InvitationIn(BaseModel):
+class InvitationIn(_In):
     email: str | None = None
 
 

@@ -9,13 +9,31 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    return False
 
 
 class _In(BaseModel):
     # Unknown keys are ignored (the web app sends a few extra form fields),
     # but strings are not coerced into numbers or booleans silently.
     model_config = ConfigDict(extra="ignore", str_max_length=2000)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL text and jsonb cannot hold NUL: refuse it as bad input.
+        if _has_nul(value):
+            raise ValueError("Must not contain NUL characters")
+        return value
 
 
 class CertificationIn(_In):
@@ -43,29 +61,29 @@ class SignupRequest(_In):
     """One payload for the three roles; which fields matter depends on `role`."""
 
     role: str | None = Field(default="doctor", description="doctor, hospital or admin")
-    name: str | None = None
-    email: str | None = None
-    password: str | None = None
-    phoneNumber: str | None = None
+    name: str | None = Field(default=None, max_length=200)
+    email: str | None = Field(default=None, max_length=254)
+    password: str | None = Field(default=None, max_length=200)
+    phoneNumber: str | None = Field(default=None, max_length=32)
     # doctor
-    specialty: str | None = None
-    licenseNumber: str | None = None
+    specialty: str | None = Field(default=None, max_length=50)
+    licenseNumber: str | None = Field(default=None, max_length=100)
     experience: int | None = None
-    country: str | None = None
-    state: str | None = None
+    country: str | None = Field(default=None, max_length=100)
+    state: str | None = Field(default=None, max_length=100)
     education: list[Any] | None = None
     certifications: list[CertificationIn] | None = None
     workHistory: list[WorkHistoryIn] | None = None
     availability: list[AvailabilityIn] | None = None
     isHospitalCreated: bool | None = False
-    hospitalId: str | None = None
+    hospitalId: str | None = Field(default=None, max_length=64)
     privacyPolicyAccepted: bool | None = False
     # hospital
-    address: str | None = None
-    type: str | None = None
-    registrationNumber: str | None = None
+    address: str | None = Field(default=None, max_length=500)
+    type: str | None = Field(default=None, max_length=16)
+    registrationNumber: str | None = Field(default=None, max_length=100)
     capacity: int | None = None
-    website: str | None = None
+    website: str | None = Field(default=None, max_length=500)
     # admin
     invitationToken: str | None = Field(default=None, description="required for role=admin")
 

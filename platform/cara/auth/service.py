@@ -78,6 +78,8 @@ def validate_signup(req: SignupRequest) -> FieldErrors:
         errors.require("state", req.state, "State is required")
         if req.experience is not None and req.experience < 0:
             errors.add("experience", "Experience cannot be negative")
+        elif req.experience is not None and req.experience > 80:
+            errors.add("experience", "Experience must be 80 years or less")
         if not req.privacyPolicyAccepted:
             errors.add("privacyPolicyAccepted", "You must accept the privacy policy")
     elif role == "hospital":
@@ -89,6 +91,8 @@ def validate_signup(req: SignupRequest) -> FieldErrors:
             errors.add("type", "Type must be private or public")
         if req.capacity is not None and req.capacity < 0:
             errors.add("capacity", "Capacity cannot be negative")
+        elif req.capacity is not None and req.capacity > 1_000_000:
+            errors.add("capacity", "Capacity must be 1,000,000 beds or fewer")
         if not blank(req.website) and not url_ok(req.website or ""):
             errors.add("website", "Website must be a valid URL")
         if not req.privacyPolicyAccepted:

@@ -32,6 +32,7 @@ _TYPE_MESSAGES = {
     "missing": "Is required",
     "uuid_parsing": "Must be a valid id",
     "literal_error": "Is not an accepted value",
+    "value_error": "Contains characters that are not allowed",
 }
 
 

@@ -12,6 +12,8 @@ from fastapi import Response
 from cara.kit.errors import BadRequest
 
 MAX_PAGE = 500
+# Beyond any real list; keeps OFFSET inside PostgreSQL's bigint.
+MAX_OFFSET = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def parse(
             isinstance(r, list)
             and len(r) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
-            and 0 <= r[0] <= r[1]
+            and 0 <= r[0] <= r[1] <= MAX_OFFSET
         ):
             raise BadRequest("range must look like [0,24].", fields={"range": "Invalid range"})
         start, end = r[0], min(r[1], r[0] + MAX_PAGE - 1)
@@ -86,7 +88,7 @@ def text_filter(filters: dict[str, Any], key: str = "q") -> str | None:
     value = filters.get(key)
     if value is None or value == "":
         return None
-    if not isinstance(value, str):
+    if not isinstance(value, str) or "\x00" in value:
         raise BadRequest(f"filter.{key} must be text.", fields={"filter": "Invalid filter"})
     return value.strip()[:200] or None
 

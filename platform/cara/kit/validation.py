@@ -6,7 +6,7 @@ import re
 from urllib.parse import urlparse
 
 # The spec's "simple address pattern": something@something.something, no spaces.
-_EMAIL = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
+_EMAIL = re.compile(r"^[^\s@\x00-\x1f\x7f]+@[^\s@\x00-\x1f\x7f]+\.[^\s@\x00-\x1f\x7f]+$")
 _PHONE_DIGITS = re.compile(r"^\d{10,15}$")
 
 
