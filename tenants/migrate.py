@@ -29,7 +29,7 @@ from sqlalchemy import Connection, Engine, text
 
 from cara.models import PlatformBase, TenantBase
 from cara.models.base import PLATFORM_SCHEMA
-from tenants import naming
+from tenants import naming, roles
 
 HERE = Path(__file__).resolve().parent
 PLATFORM_SCRIPTS = HERE / "alembic" / "platform"
@@ -88,8 +88,6 @@ def upgrade_platform(engine: Engine, target: str = "head") -> None:
             version_schema=PLATFORM_SCHEMA,
             metadata=PlatformBase.metadata,
         )
-        from tenants import roles
-
         roles.ensure_base_role(conn)
 
 
@@ -115,8 +113,6 @@ def upgrade_tenant_schema(
         version_schema=schema,
         metadata=TenantBase.metadata,
     )
-    from tenants import roles
-
     roles.ensure_tenant_role(connection, schema)
 
 

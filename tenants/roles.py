@@ -17,6 +17,7 @@ next to a dev database) never share a tenant role.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from sqlalchemy import Connection, text
 
@@ -29,6 +30,7 @@ def _prefix(database: str) -> str:
     return "ct" + hashlib.sha256(database.encode()).hexdigest()[:8]
 
 
+@lru_cache(maxsize=4096)
 def role_for(database: str, schema: str) -> str:
     return f"{_prefix(database)}_{naming.checked(schema)}"
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, status
 from pydantic import BaseModel
 
 from cara.audit import service as audit
+from cara.auth import repository
 from cara.auth.principal import AdminPrincipal
 from cara.auth.schemas import _In
 from cara.auth.service import new_invitation_token
@@ -47,8 +48,6 @@ def invite_admin(body: InvitationIn, principal: AdminPrincipal, session: DbSessi
     if problem:
         raise ValidationFailed({"email": problem})
     email = normalise_email(body.email or "")
-    from cara.auth import repository
-
     if repository.email_taken(session, email):
         raise Conflict("An account with this email already exists.", fields={"email": "Already registered"})
     token, token_hash = new_invitation_token()
