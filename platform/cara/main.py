@@ -18,6 +18,7 @@ from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
 from cara.kit.static import mount_spa
 from cara.observability.tracing import setup_tracing
+from cara.subscriptions.endpoints import router as subscriptions_router
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +39,7 @@ def create_app() -> FastAPI:
     api.include_router(auth_router)
     api.include_router(admins_router)
     api.include_router(console_router)
+    api.include_router(subscriptions_router)
     app.include_router(api)
 
     # The admin console (admin-web/) at /admin/; the spec's /admin-dashboard leads there.
@@ -45,6 +47,9 @@ def create_app() -> FastAPI:
         app.add_api_route(
             "/admin-dashboard", lambda: RedirectResponse("/admin/"), methods=["GET"], include_in_schema=False
         )
+    # The clinician and hospital app (web/) at the root, registered last so
+    # /api and /admin keep their routes; every other path is a client route.
+    mount_spa(app, prefix="", dist=REPO_ROOT / "web" / "dist", reserved=("api/", "admin/"))
     handlers.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContext)

@@ -1,0 +1,99 @@
+"""Reading subscriptions and deciding access.
+
+Every clinical page and the live assistant ask `grants_clinical_access`, so
+the rule of spec §6 lives in one place: independent doctors need their own
+subscription active or trialing; hospital-created doctors need their
+hospital's subscription active or trialing.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from cara.models import Account, Plan, Subscription
+from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus, PlanRef
+
+ACCESS_STATUSES = frozenset({"active", "trialing"})
+NO_SUBSCRIPTION = "inactive"
+
+
+def latest_subscription(session: Session, account_id: uuid.UUID) -> tuple[Subscription, Plan | None] | None:
+    """The account's newest subscription with its plan (live ones first)."""
+    row = session.execute(
+        select(Subscription, Plan)
+        .outerjoin(Plan, Plan.id == Subscription.plan_id)
+        .where(Subscription.account_id == account_id)
+        .order_by(
+            Subscription.status.in_(tuple(ACCESS_STATUSES)).desc(),
+            Subscription.created_at.desc(),
+        )
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    return row[0], row[1]
+
+
+def _plan_ref(plan: Plan) -> PlanRef:
+    return PlanRef(
+        _id=str(plan.id),
+        name=plan.name,
+        features=list(plan.features or []),
+        maxDoctors=plan.max_doctors,
+        price=plan.price_cents / 100,
+        annualPrice=plan.annual_price_cents / 100 if plan.annual_price_cents is not None else None,
+    )
+
+
+def current_subscription(session: Session, account: Account) -> CurrentSubscription:
+    found = latest_subscription(session, account.id)
+    if found is None:
+        return CurrentSubscription(status=NO_SUBSCRIPTION)
+    sub, plan = found
+    end = (
+        sub.trial_end
+        if sub.status == "trialing" and sub.current_period_end is None
+        else sub.current_period_end
+    )
+    return CurrentSubscription(
+        planId=_plan_ref(plan) if plan is not None else None,
+        status=sub.status,
+        billingCycle=sub.billing_cycle,
+        startDate=sub.current_period_start or sub.created_at,
+        endDate=end,
+        nextPaymentDate=None if sub.cancel_at_period_end else sub.current_period_end,
+        lastPaymentDate=sub.last_payment_at,
+        trialEndDate=sub.trial_end,
+        createdAt=sub.created_at,
+        updatedAt=sub.updated_at,
+    )
+
+
+def hospital_account(session: Session, hospital_id: uuid.UUID) -> Account | None:
+    return session.scalar(
+        select(Account).where(Account.hospital_id == hospital_id, Account.role == "hospital").limit(1)
+    )
+
+
+def hospital_status(session: Session, doctor: Account) -> HospitalSubscriptionStatus:
+    """The facility check for a hospital-created doctor (their hospital's subscription)."""
+    if doctor.hospital_id is None:
+        return HospitalSubscriptionStatus(hospitalSubscriptionActive=False, status=NO_SUBSCRIPTION)
+    owner = hospital_account(session, doctor.hospital_id)
+    found = latest_subscription(session, owner.id) if owner is not None else None
+    status = found[0].status if found is not None else NO_SUBSCRIPTION
+    return HospitalSubscriptionStatus(hospitalSubscriptionActive=status in ACCESS_STATUSES, status=status)
+
+
+def grants_clinical_access(session: Session, doctor: Account) -> bool:
+    """Spec §6: may this doctor open the clinical pages and the assistant?"""
+    if doctor.role != "doctor":
+        return False
+    # Only hospital-created doctors carry a hospital id (independent ones share a tenant).
+    if doctor.hospital_id is not None:
+        return hospital_status(session, doctor).hospitalSubscriptionActive
+    found = latest_subscription(session, doctor.id)
+    return found is not None and found[0].status in ACCESS_STATUSES

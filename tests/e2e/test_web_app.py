@@ -1,0 +1,99 @@
+"""The clinician and hospital web app (web/) in Chromium against the real API.
+
+Seeds accounts through the API (and subscriptions directly, the billing domain
+owns their creation), runs a real Dramatiq worker in this process with an SMTP
+mailbox so emailed links can be followed, then runs each browser script in
+tests/e2e/web/ (playwright-core, node --test). Screenshots land in
+artifacts/e2e/web.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cara.config import get_settings
+from tests.cara.console.seed import subscribe
+from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
+from tests.e2e.mailbox import smtp_mailbox
+from tests.factories import auth, doctor_payload, hospital_payload, signup
+
+SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs"))
+
+
+@pytest.fixture
+def mailbox(tmp_path: Path, live_server: str, worker: Any) -> Iterator[Path]:
+    """Mail sent by the in-process worker lands in a folder the browser test reads."""
+    folder = tmp_path / "mailbox"
+    settings = get_settings()
+    saved = (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url)
+    with smtp_mailbox(folder) as port:
+        settings.smtp_host, settings.smtp_port, settings.smtp_starttls = "127.0.0.1", port, False
+        settings.public_base_url = live_server
+        try:
+            yield folder
+        finally:
+            (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url) = saved
+
+
+@pytest.fixture
+def accounts(client: Any, admin_token: str) -> dict[str, Any]:
+    """The accounts the browser scripts sign in with (passed as FIXTURES)."""
+    radiologist = doctor_payload(specialty="Radiologist", name="Ama Mensah")
+    signup(client, radiologist)
+    subscribe(radiologist["email"], "doctor-basic")
+
+    radiotherapist = doctor_payload(specialty="Radiotherapist", name="Kwame Boateng")
+    signup(client, radiotherapist)
+    subscribe(radiotherapist["email"], "doctor-professional", status="trialing")
+
+    unsubscribed = doctor_payload(specialty="General Practitioner", name="Zainab Okafor")
+    signup(client, unsubscribed)
+
+    hospital = hospital_payload(name="Korle Bu Teaching Hospital")
+    created = signup(client, hospital)
+    staff = doctor_payload(specialty="Cardiologist", name="Yaw Asante", isHospitalCreated=True)
+    signup(client, staff, token=created["token"])  # its hospital has no subscription
+
+    invite = client.post(
+        "/api/admin/invitations", json={"email": "new-admin@example.com"}, headers=auth(admin_token)
+    )
+    assert invite.status_code == 201, invite.text
+
+    def login(body: dict[str, Any]) -> dict[str, str]:
+        return {"email": body["email"], "password": body["password"], "name": body["name"]}
+
+    return {
+        "admin": {"email": "root-admin@example.com", "password": "root-password", "name": "Admin"},
+        "radiologist": login(radiologist),
+        "radiotherapist": login(radiotherapist),
+        "unsubscribedDoctor": login(unsubscribed),
+        "hospital": login(hospital),
+        "hospitalDoctor": login(staff),
+        "adminInvitation": {"email": "new-admin@example.com", "url": invite.json()["invitationUrl"]},
+    }
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[p.name.removesuffix(".test.mjs") for p in SCRIPTS])
+def test_web_app(script: Path, live_server: str, accounts: dict[str, Any], mailbox: Path) -> None:
+    if not (REPO / "web" / "dist" / "index.html").exists():
+        pytest.fail("web is not built: run ./ops/test, which builds it first")
+    artifacts = ARTIFACTS / "web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    # The invitation link was built before the server's address was known.
+    invitation = accounts["adminInvitation"]
+    invitation["url"] = live_server + invitation["url"][invitation["url"].index("/admin-register") :]
+    result = run_browser_script(
+        script,
+        {
+            "BASE_URL": live_server,
+            "ARTIFACTS_DIR": str(artifacts),
+            "MAILBOX_DIR": str(mailbox),
+            "FIXTURES": json.dumps(accounts),
+        },
+    )
+    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-3000:]

@@ -1,0 +1,139 @@
+// Shared helpers of the web app's browser tests (Debian's Chromium driven by
+// playwright-core from web/node_modules). The pytest runner
+// tests/e2e/test_web_app.py starts the API and sets:
+//
+//   BASE_URL       server origin (required)
+//   ARTIFACTS_DIR  where screenshots go (default artifacts/e2e/web)
+//   CHROMIUM_PATH  the browser (default /usr/bin/chromium)
+//   FIXTURES       JSON of accounts seeded by the runner (see test_web_app.py)
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const require = createRequire(new URL('../../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '');
+export const ARTIFACTS_DIR = path.resolve(process.env.ARTIFACTS_DIR ?? 'artifacts/e2e/web');
+export const FIXTURES = JSON.parse(process.env.FIXTURES ?? '{}');
+export const TIMEOUT = 20_000;
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+];
+
+/**
+ * A fresh browser profile (empty localStorage) with one page.
+ * `locale` sets the browser language (navigator.language and Accept-Language).
+ */
+export const openBrowser = async ({ locale = 'en-US', colorScheme = 'light' } = {}) => {
+    const userDataDir = mkdtempSync(path.join(tmpdir(), 'cara-web-e2e-'));
+    const context = await chromium.launchPersistentContext(userDataDir, {
+        executablePath: CHROMIUM_PATH,
+        args: [...CHROMIUM_ARGS, `--lang=${locale}`],
+        locale,
+        colorScheme,
+        viewport: { width: 1280, height: 860 },
+    });
+    context.setDefaultTimeout(TIMEOUT);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const errors = [];
+    page.on('pageerror', error => errors.push(String(error)));
+    return {
+        context,
+        page,
+        /** Uncaught exceptions in the page so far: a test should end with none. */
+        pageErrors: errors,
+        close: async () => {
+            await context.close();
+            rmSync(userDataDir, { recursive: true, force: true });
+        },
+    };
+};
+
+export const url = route => `${BASE_URL}${route}`;
+
+export const screenshot = async (page, name) => {
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+};
+
+/** axe-core on the current page; fails on serious or critical violations. */
+export const assertAccessible = async (page, label) => {
+    if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
+    const result = await page.evaluate(async () =>
+        // eslint-disable-next-line no-undef
+        window.axe.run(document, { resultTypes: ['violations'] }),
+    );
+    const serious = result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical');
+    const report = serious
+        .map(v => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map(n => n.target.join(' ')).join('\n    ')}`)
+        .join('\n');
+    assert.equal(serious.length, 0, `${label}: accessibility violations\n${report}`);
+};
+
+/** A unique email for an account created by a test. */
+export const uniqueEmail = prefix => `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+
+/** POST JSON to the API (outside the browser), returning status and body. */
+export const apiPost = async (route, body, token) => {
+    const response = await fetch(url(route), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+};
+
+/** Wait until the SPA has navigated to `route` (path only). */
+export const waitForPath = async (page, route) => {
+    await page.waitForURL(current => new URL(current).pathname === route, { timeout: TIMEOUT });
+};
+
+/** The newest email sent to `to` (waits up to TIMEOUT), as raw text. */
+export const waitForMail = async to => {
+    const { readdirSync } = await import('node:fs');
+    const folder = process.env.MAILBOX_DIR;
+    assert.ok(folder, 'MAILBOX_DIR is not set');
+    const deadline = Date.now() + TIMEOUT;
+    while (Date.now() < deadline) {
+        const files = readdirSync(folder).sort().reverse();
+        for (const name of files) {
+            const text = readFileSync(path.join(folder, name), 'utf8');
+            if (text.toLowerCase().includes(`to: ${to.toLowerCase()}`)) return text.replace(/=\r?\n/g, '');
+        }
+        await new Promise(resolve => setTimeout(resolve, 200));
+    }
+    throw new Error(`no mail to ${to} within ${TIMEOUT} ms`);
+};
+
+/**
+ * Sign in without the login form (for tests of other screens): log in via the
+ * API and store the session the way the app does, then open `route`.
+ */
+export const signInAs = async (page, account, role, route = '/') => {
+    const { status, body } = await apiPost('/api/auth/login', { email: account.email, password: account.password, role });
+    assert.equal(status, 200, `login as ${role} failed: ${JSON.stringify(body)}`);
+    await page.goto(url('/privacy-policy'));
+    await page.evaluate(
+        ({ token, user }) => {
+            localStorage.setItem('token', token);
+            localStorage.setItem('user', JSON.stringify(user));
+        },
+        { token: body.token, user: body.user },
+    );
+    await page.goto(url(route));
+    return body;
+};

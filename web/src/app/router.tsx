@@ -1,0 +1,86 @@
+import type { ComponentType, ReactNode } from 'react';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+
+import { AppLayout } from '../components/layout/AppLayout';
+import { paths } from '../config/paths';
+import type { Role } from '../lib/session/storage';
+import { RouteError } from './RouteError';
+import { ProtectedRoute, RoleRedirect } from './guards/ProtectedRoute';
+import { SubscriptionGate } from './guards/SubscriptionGate';
+
+/**
+ * Every route of spec §2. Each page is its own chunk, loaded on first visit,
+ * so role selection and the login pages download only what they show.
+ */
+type PageModule = Promise<{ default: ComponentType }>;
+
+const page = (load: () => PageModule, wrap?: (element: ReactNode) => ReactNode): Pick<RouteObject, 'lazy'> => ({
+    lazy: async () => {
+        const { default: Page } = await load();
+        return { element: wrap ? wrap(<Page />) : <Page /> };
+    },
+});
+
+const forRoles = (roles: readonly Role[]) => (element: ReactNode) => (
+    <ProtectedRoute roles={roles}>{element}</ProtectedRoute>
+);
+const signedIn = (element: ReactNode) => <ProtectedRoute>{element}</ProtectedRoute>;
+const clinical = (element: ReactNode) => (
+    <ProtectedRoute roles={['doctor']}>
+        <SubscriptionGate>{element}</SubscriptionGate>
+    </ProtectedRoute>
+);
+const onlyDoctors = (element: ReactNode) => <RoleRedirect role="doctor">{element}</RoleRedirect>;
+
+const placeholder = (title: string, dark = false) => async () => {
+    const { RouteTitle } = await import('../features/placeholders/RouteTitle');
+    return { default: () => <RouteTitle title={title} dark={dark} /> };
+};
+
+export const routes: RouteObject[] = [
+    {
+        element: <AppLayout />,
+        errorElement: <RouteError />,
+        children: [
+            // Public (spec §2 "Public routes")
+            { path: paths.roleSelection, ...page(() => import('../features/landing/RoleSelectionPage')) },
+            { path: paths.login, ...page(() => import('../features/landing/RoleSelectionPage')) },
+            { path: paths.doctorLogin, ...page(() => import('../features/auth/routes/DoctorLogin')) },
+            { path: paths.hospitalLogin, ...page(() => import('../features/auth/routes/HospitalLogin')) },
+            { path: paths.adminLogin, ...page(() => import('../features/auth/routes/AdminLogin')) },
+            { path: paths.forgotPassword, ...page(() => import('../features/auth/routes/ForgotPassword')) },
+            { path: paths.doctorRegister, ...page(() => import('../features/register/routes/DoctorRegister')) },
+            { path: paths.hospitalRegister, ...page(() => import('../features/register/routes/HospitalRegister')) },
+            { path: paths.adminRegister, ...page(() => import('../features/register/routes/AdminRegister')) },
+            { path: paths.privacyPolicy, ...page(() => import('../features/legal/routes/PrivacyPolicy')) },
+            { path: paths.terms, ...page(() => import('../features/legal/routes/TermsAndConditions')) },
+
+            // Doctors (spec §2 "Protected routes", §6)
+            { path: paths.doctorDashboard, ...page(placeholder('Doctor Dashboard'), clinical) },
+            { path: paths.radiologist, ...page(placeholder('Radiology Assistant', true), clinical) },
+            { path: paths.radiotherapist, ...page(placeholder('Radiotherapy Assistant', true), clinical) },
+            { path: paths.radiotherapistChat, ...page(placeholder('Radiotherapy Chat Assistant'), clinical) },
+            { path: paths.cardiologist, ...page(placeholder('Cardiology Assistant', true), clinical) },
+            { path: paths.generalPractitioner, ...page(placeholder('Primary Care Assistant', true), clinical) },
+            { path: paths.nurse, ...page(placeholder('Nursing Assistant', true), clinical) },
+            { path: paths.doctorSubscription, ...page(placeholder('Available Plans'), onlyDoctors) },
+            {
+                path: paths.subscriptionSuccess,
+                ...page(placeholder('Confirming your subscription...'), forRoles(['doctor', 'hospital'])),
+            },
+
+            // Hospitals
+            { path: paths.dashboard, ...page(placeholder('Hospital Dashboard'), forRoles(['hospital'])) },
+            { path: paths.manage, ...page(placeholder('Manage Doctors'), forRoles(['hospital'])) },
+            { path: paths.subscription, ...page(placeholder('Subscription Management'), forRoles(['hospital'])) },
+
+            // Admins use the react-admin console at /admin/.
+            { path: paths.adminDashboard, ...page(() => import('../features/admin/AdminDashboardRedirect')) },
+
+            { path: paths.profile, ...page(placeholder('Profile'), signedIn) },
+            { path: '*', ...page(() => import('./NotFound')) },
+        ],
+    },
+];
+
+export const createRouter = () => createBrowserRouter(routes);

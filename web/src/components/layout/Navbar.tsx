@@ -1,0 +1,156 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, NavLink, useNavigate } from 'react-router';
+
+import { paths, specialtyPath } from '../../config/paths';
+import { useClinicalAccess } from '../../lib/access';
+import type { SessionUser } from '../../lib/session/storage';
+import { useSession } from '../../lib/session/SessionProvider';
+import { useToast } from '../ui/Toasts';
+import { LanguageSelect, ThemeToggle } from './Preferences';
+
+/** Initials of the first letters of up to two name words (spec §2 "Navbar"). */
+export const initials = (name: string): string =>
+    name
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .slice(0, 2)
+        .map(word => word[0]?.toUpperCase() ?? '')
+        .join('');
+
+/** Spec §2: /dashboard for non-doctors, /doctor-dashboard without specialty, else the specialty path. */
+export const dashboardPath = (user: SessionUser): string => {
+    if (user.role !== 'doctor') return user.role === 'admin' ? paths.adminDashboard : paths.dashboard;
+    return user.specialty ? specialtyPath(user.specialty) : paths.doctorDashboard;
+};
+
+const ProfileMenu = ({ user, reduced }: { user: SessionUser; reduced: boolean }) => {
+    const { t } = useTranslation();
+    const { signOut } = useSession();
+    const notify = useToast();
+    const navigate = useNavigate();
+    const [open, setOpen] = useState(false);
+    const roleLabel = (role: SessionUser['role']) =>
+        ({ doctor: t('Doctor'), hospital: t('Hospital'), admin: t('Admin') })[role];
+    const root = useRef<HTMLDivElement>(null);
+
+    useEffect(() => {
+        if (!open) return;
+        const close = (event: MouseEvent | KeyboardEvent) => {
+            if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node))
+                setOpen(false);
+        };
+        document.addEventListener('mousedown', close);
+        document.addEventListener('keydown', close);
+        return () => {
+            document.removeEventListener('mousedown', close);
+            document.removeEventListener('keydown', close);
+        };
+    }, [open]);
+
+    const logout = async () => {
+        setOpen(false);
+        await signOut();
+        notify(t('Logged out successfully'), 'success');
+        navigate(paths.roleSelection);
+    };
+
+    return (
+        <div className="profile-menu" ref={root}>
+            <button
+                type="button"
+                className="profile-trigger"
+                aria-haspopup="menu"
+                aria-expanded={open}
+                onClick={() => setOpen(value => !value)}
+                data-testid="profile-menu"
+            >
+                {user.profilePicture ? (
+                    <img className="avatar" src={user.profilePicture} alt="" />
+                ) : (
+                    <span className="avatar avatar-initials" aria-hidden="true">
+                        {initials(user.name)}
+                    </span>
+                )}
+                <span className="profile-name">{user.name}</span>
+            </button>
+            {open && (
+                <div className="menu" role="menu">
+                    {!reduced && <div className="menu-header">{roleLabel(user.role).toUpperCase()}</div>}
+                    {!reduced && (
+                        <Link role="menuitem" className="menu-item" to={paths.profile} onClick={() => setOpen(false)}>
+                            {t('Profile')}
+                        </Link>
+                    )}
+                    {!reduced && user.role === 'admin' && (
+                        <a role="menuitem" className="menu-item" href={paths.adminConsole}>
+                            {t('Admin Panel')}
+                        </a>
+                    )}
+                    <button type="button" role="menuitem" className="menu-item" onClick={() => void logout()}>
+                        {t('Logout')}
+                    </button>
+                </div>
+            )}
+        </div>
+    );
+};
+
+/** The top bar (spec §2 "Navbar"): links by role and specialty, the profile menu. */
+export const Navbar = () => {
+    const { t } = useTranslation();
+    const { user } = useSession();
+    const access = useClinicalAccess(user);
+    // A doctor without an active (or trialing) subscription gets the reduced menu.
+    const reduced = user?.role === 'doctor' && access.state !== 'allowed';
+
+    return (
+        <header className="navbar">
+            <nav className="navbar-inner" aria-label={t('Main')}>
+                <Link className="brand" to={user ? dashboardPath(user) : paths.roleSelection}>
+                    <span className="brand-mark" aria-hidden="true">
+                        ✚
+                    </span>
+                    Cara
+                </Link>
+                {user && (
+                    <ul className="nav-links">
+                        <li>
+                            <NavLink to={dashboardPath(user)}>{t('Dashboard')}</NavLink>
+                        </li>
+                        {user.role === 'doctor' && user.specialty === 'Radiotherapist' && (
+                            <li>
+                                <NavLink to={paths.radiotherapistChat}>{t('Chat')}</NavLink>
+                            </li>
+                        )}
+                        {user.role === 'doctor' && (
+                            <li>
+                                <NavLink to={paths.doctorSubscription}>{t('Subscription')}</NavLink>
+                            </li>
+                        )}
+                        {user.role === 'hospital' && (
+                            <li>
+                                <NavLink to={paths.subscription}>{t('Subscription')}</NavLink>
+                            </li>
+                        )}
+                        <li>
+                            <NavLink to={paths.profile}>{t('Profile')}</NavLink>
+                        </li>
+                    </ul>
+                )}
+                <div className="navbar-end">
+                    <LanguageSelect />
+                    <ThemeToggle />
+                    {user ? (
+                        <ProfileMenu user={user} reduced={reduced} />
+                    ) : (
+                        <Link className="btn btn-secondary" to={paths.roleSelection}>
+                            {t('Login')}
+                        </Link>
+                    )}
+                </div>
+            </nav>
+        </header>
+    );
+};

@@ -1,0 +1,61 @@
+/**
+ * The one table of routes (spec §2). Components link with `paths.x`, never
+ * with string literals, so a renamed route is a one-line change.
+ */
+export const paths = {
+    roleSelection: '/',
+    login: '/login',
+    doctorLogin: '/doctor-login',
+    hospitalLogin: '/hospital-login',
+    adminLogin: '/admin-login',
+    doctorRegister: '/doctor-register',
+    hospitalRegister: '/hospital-register',
+    adminRegister: '/admin-register',
+    forgotPassword: '/forgot-password',
+    privacyPolicy: '/privacy-policy',
+    terms: '/terms-and-conditions',
+
+    doctorDashboard: '/doctor-dashboard',
+    radiologist: '/radiologist',
+    radiotherapist: '/radiotherapist',
+    radiotherapistChat: '/radiotherapist-chat',
+    cardiologist: '/cardiologist',
+    generalPractitioner: '/general-practitioner',
+    nurse: '/nurse',
+    doctorSubscription: '/doctor-subscription',
+    subscriptionSuccess: '/subscription-success',
+    subscription: '/subscription',
+    dashboard: '/dashboard',
+    manage: '/manage',
+    adminDashboard: '/admin-dashboard',
+    /** The react-admin console (admin-web), a separate app on the same origin. */
+    adminConsole: '/admin/',
+    profile: '/profile',
+} as const;
+
+export const SPECIALTIES = [
+    'Radiologist',
+    'Radiotherapist',
+    'Cardiologist',
+    'General Practitioner',
+    'Nurse',
+] as const;
+export type Specialty = (typeof SPECIALTIES)[number];
+
+/** Spec §2: the specialty lower-cased with spaces replaced by hyphens. */
+export const specialtyPath = (specialty: string): string =>
+    `/${specialty.trim().toLowerCase().replace(/\s+/g, '-')}`;
+
+/** Routes without the navigation bar (spec §2 "Protected routes", last bullet). */
+export const ROUTES_WITHOUT_NAVBAR: readonly string[] = [
+    paths.roleSelection,
+    paths.login,
+    paths.doctorLogin,
+    paths.hospitalLogin,
+    paths.adminLogin,
+    paths.doctorRegister,
+    paths.hospitalRegister,
+    paths.adminRegister,
+    paths.doctorSubscription,
+    paths.subscriptionSuccess,
+];

@@ -1,0 +1,56 @@
+import { useEffect, useState } from 'react';
+
+import { api } from './api/client';
+import type { SessionUser } from './session/storage';
+
+/**
+ * May this user open the clinical pages (spec §6)? Independent doctors need
+ * their own subscription active or trialing; hospital-created doctors need
+ * their hospital's subscription. The server applies the same rule to the
+ * live assistant (cara.subscriptions.service.grants_clinical_access): this is
+ * the page-level mirror of it, not the security boundary.
+ */
+export type Access =
+    | { state: 'checking' }
+    | { state: 'allowed'; status: string }
+    | { state: 'needs-subscription'; status: string }
+    | { state: 'facility-inactive'; status: string }
+    | { state: 'error' };
+
+export const ACCESS_STATUSES: ReadonlySet<string> = new Set(['active', 'trialing']);
+
+export const isHospitalCreatedDoctor = (user: SessionUser): boolean =>
+    user.role === 'doctor' && Boolean(user.isHospitalCreated && user.hospitalId);
+
+export const checkAccess = async (user: SessionUser): Promise<Access> => {
+    if (isHospitalCreatedDoctor(user)) {
+        // Spec §2: an error here is treated as inactive.
+        const { data } = await api.GET('/api/doctors/hospital-subscription-status').catch(() => ({ data: undefined }));
+        if (data?.hospitalSubscriptionActive) return { state: 'allowed', status: data.status };
+        return { state: 'facility-inactive', status: data?.status ?? 'inactive' };
+    }
+    const { data } = await api.GET('/api/subscription/current').catch(() => ({ data: undefined }));
+    if (!data) return { state: 'error' };
+    return ACCESS_STATUSES.has(data.status)
+        ? { state: 'allowed', status: data.status }
+        : { state: 'needs-subscription', status: data.status };
+};
+
+/** The access of the signed-in doctor; re-checked when the user changes. */
+export const useClinicalAccess = (user: SessionUser | null): Access => {
+    const [access, setAccess] = useState<Access>({ state: 'checking' });
+    const userId = user?._id;
+    useEffect(() => {
+        if (!user || user.role !== 'doctor') return;
+        let cancelled = false;
+        setAccess({ state: 'checking' });
+        checkAccess(user).then(result => {
+            if (!cancelled) setAccess(result);
+        });
+        return () => {
+            cancelled = true;
+        };
+        // Keyed by the user id on purpose: a profile edit must not re-run the check.
+    }, [userId]);
+    return access;
+};
