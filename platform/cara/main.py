@@ -6,6 +6,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import RedirectResponse
 
 from cara.admins.endpoints import router as admins_router
@@ -51,6 +52,8 @@ def create_app() -> FastAPI:
     # /api and /admin keep their routes; every other path is a client route.
     mount_spa(app, prefix="", dist=REPO_ROOT / "web" / "dist", reserved=("api/", "admin/"))
     handlers.install(app)
+    # The web apps' scripts and the JSON lists travel compressed (WebSockets are untouched).
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContext)
     if settings.cors_origins:

@@ -38,13 +38,15 @@ def latest_subscription(session: Session, account_id: uuid.UUID) -> tuple[Subscr
 
 
 def _plan_ref(plan: Plan) -> PlanRef:
-    return PlanRef(
-        _id=str(plan.id),
-        name=plan.name,
-        features=list(plan.features or []),
-        maxDoctors=plan.max_doctors,
-        price=plan.price_cents / 100,
-        annualPrice=plan.annual_price_cents / 100 if plan.annual_price_cents is not None else None,
+    return PlanRef.model_validate(
+        {
+            "_id": str(plan.id),
+            "name": plan.name,
+            "features": list(plan.features or []),
+            "maxDoctors": plan.max_doctors,
+            "price": plan.price_cents / 100,
+            "annualPrice": plan.annual_price_cents / 100 if plan.annual_price_cents is not None else None,
+        }
     )
 
 

@@ -14,14 +14,17 @@ import type { components, paths } from './schema';
  */
 export type ApiError = components['schemas']['ErrorOut'];
 
+const SESSION_CHECK = '/api/auth/user';
+
 const authMiddleware: Middleware = {
     onRequest({ request }) {
         const token = sessionStore.token();
         if (token) request.headers.set('Authorization', `Bearer ${token}`);
         return request;
     },
-    onResponse({ request, response }) {
-        if (response.status === 401 && request.headers.has('Authorization')) {
+    onResponse({ request, response, schemaPath }) {
+        // The session check on load handles its own 401 (spec §4: clear, then role selection).
+        if (response.status === 401 && request.headers.has('Authorization') && schemaPath !== SESSION_CHECK) {
             sessionStore.clear();
             if (window.location.pathname !== routes.login) window.location.assign(routes.login);
         }

@@ -1,0 +1,69 @@
+"""The web app (web/dist) at the site root: files, client routes, and the API untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from cara.kit.static import mount_spa
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> TestClient:
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<html>app</html>")
+    (dist / "assets" / "main-abc123.js").write_text("console.log(1)")
+    (dist / "favicon.svg").write_text("<svg/>")
+    app = FastAPI()
+
+    @app.get("/api/ping")
+    def ping() -> dict[str, str]:
+        return {"pong": "yes"}
+
+    assert mount_spa(app, prefix="", dist=dist, reserved=("api/", "admin/"))
+    return TestClient(app)
+
+
+def test_client_routes_get_the_app(site: TestClient) -> None:
+    for route in ("/", "/doctor-login", "/radiologist", "/forgot-password?token=x"):
+        r = site.get(route)
+        assert r.status_code == 200, route
+        assert r.text == "<html>app</html>"
+        assert r.headers["cache-control"] == "no-cache"
+
+
+def test_hashed_assets_are_cached_and_missing_ones_are_404(site: TestClient) -> None:
+    r = site.get("/assets/main-abc123.js")
+    assert r.status_code == 200
+    assert "immutable" in r.headers["cache-control"]
+    assert site.get("/assets/gone-000.js").status_code == 404
+    assert site.get("/favicon.svg").text == "<svg/>"
+
+
+def test_reserved_prefixes_never_become_the_app(site: TestClient) -> None:
+    assert site.get("/api/ping").json() == {"pong": "yes"}
+    assert site.get("/api/no-such-route").status_code == 404
+    assert site.get("/admin/anything").status_code == 404
+
+
+def test_paths_cannot_escape_the_build_folder(site: TestClient) -> None:
+    r = site.get("/..%2F..%2Fetc%2Fpasswd")
+    assert r.status_code == 200
+    assert r.text == "<html>app</html>"
+
+
+def test_real_app_keeps_api_404_in_the_error_shape(client: TestClient) -> None:
+    r = client.get("/api/definitely-not-here")
+    assert r.status_code == 404
+    assert "message" in r.json()
+
+
+def test_large_answers_are_compressed(client: TestClient) -> None:
+    r = client.get("/api/openapi.json", headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200
+    assert r.headers["content-encoding"] == "gzip"
+    assert r.json()["info"]["title"] == "Cara API"
