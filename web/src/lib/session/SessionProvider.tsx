@@ -15,7 +15,7 @@ interface SessionValue {
 
 const SessionContext = createContext<SessionValue | null>(null);
 
-/** Spec §4 "Session": the stored token is checked on load; a failure clears it. */
+/** Spec §4 "Session": the stored token is checked on load; a refused token is cleared. */
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
     const [user, setUser] = useState<SessionUser | null>(null);
     const [loading, setLoading] = useState(true);
@@ -27,20 +27,24 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
             return;
         }
         api.GET('/api/auth/user')
-            .then(({ data }) => {
+            .then(({ data, response }) => {
                 if (cancelled) return;
                 if (data) {
                     sessionStore.saveUser(data);
                     setUser(data);
-                } else {
+                } else if (response.status === 401 || response.status === 403) {
+                    // The server refused the token (expired, revoked, account disabled).
                     sessionStore.clear();
                     setUser(null);
+                } else {
+                    // A server hiccup is not a sign-out: keep the stored user; the
+                    // next call that gets a 401 ends the session.
+                    setUser(sessionStore.user());
                 }
             })
             .catch(() => {
-                if (cancelled) return;
-                sessionStore.clear();
-                setUser(null);
+                // Network failure, or the page is being left mid-request.
+                if (!cancelled) setUser(sessionStore.user());
             })
             .finally(() => {
                 if (!cancelled) setLoading(false);

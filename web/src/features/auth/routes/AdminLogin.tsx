@@ -1,12 +1,6 @@
-import { useTranslation } from 'react-i18next';
+import { LoginPage } from '../components/LoginForm';
 
-const AdminLogin = () => {
-    const { t } = useTranslation();
-    return (
-        <main className="page">
-            <h1>{t('AdminLogin')}</h1>
-        </main>
-    );
-};
+/** /admin-login (spec §2). */
+const AdminLogin = () => <LoginPage role="admin" />;
 
 export default AdminLogin;

@@ -1,12 +1,6 @@
-import { useTranslation } from 'react-i18next';
+import { LoginPage } from '../components/LoginForm';
 
-const DoctorLogin = () => {
-    const { t } = useTranslation();
-    return (
-        <main className="page">
-            <h1>{t('DoctorLogin')}</h1>
-        </main>
-    );
-};
+/** /doctor-login (spec §2). */
+const DoctorLogin = () => <LoginPage role="doctor" />;
 
 export default DoctorLogin;

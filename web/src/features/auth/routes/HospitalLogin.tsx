@@ -1,12 +1,6 @@
-import { useTranslation } from 'react-i18next';
+import { LoginPage } from '../components/LoginForm';
 
-const HospitalLogin = () => {
-    const { t } = useTranslation();
-    return (
-        <main className="page">
-            <h1>{t('HospitalLogin')}</h1>
-        </main>
-    );
-};
+/** /hospital-login (spec §2). */
+const HospitalLogin = () => <LoginPage role="hospital" />;
 
 export default HospitalLogin;

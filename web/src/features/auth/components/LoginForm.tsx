@@ -1,0 +1,171 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Navigate, useNavigate } from 'react-router';
+
+import { dashboardPath } from '../../../components/layout/Navbar';
+import { Alert } from '../../../components/ui/Alert';
+import { Button } from '../../../components/ui/Button';
+import { Checkbox, TextField } from '../../../components/ui/Field';
+import { useToast } from '../../../components/ui/Toasts';
+import { paths } from '../../../config/paths';
+import { useSession } from '../../../lib/session/SessionProvider';
+import type { Role } from '../../../lib/session/storage';
+import { login } from '../api';
+import { destinationAfterLogin, LOGIN_PAGES, NO_TOKEN } from '../loginPages';
+import { MESSAGES } from '../messages';
+import { rememberedEmail } from '../rememberedEmail';
+import { serverText } from '../serverText';
+import { hasErrors, validateLogin, type FieldErrors, type LoginField } from '../validation';
+import { AuthCard } from './AuthCard';
+
+/**
+ * The sign-in form shared by /doctor-login, /hospital-login and /admin-login.
+ * Field errors and the failure message are kept as English keys and
+ * translated on render, so they follow a language change.
+ */
+const LoginForm = ({ role }: { role: Role }) => {
+    const { t } = useTranslation('auth');
+    const page = LOGIN_PAGES[role];
+    const { signIn } = useSession();
+    const notify = useToast();
+    const navigate = useNavigate();
+
+    const [email, setEmail] = useState(() => rememberedEmail.get(role) ?? '');
+    const [password, setPassword] = useState('');
+    const [remember, setRemember] = useState(() => rememberedEmail.get(role) !== null);
+    const [errors, setErrors] = useState<FieldErrors<LoginField>>({});
+    const [submitted, setSubmitted] = useState(false);
+    const [failure, setFailure] = useState<string | null>(null);
+    const [busy, setBusy] = useState(false);
+    const [focusRequest, setFocusRequest] = useState(0);
+    const form = useRef<HTMLFormElement>(null);
+
+    // After a refused submit, focus goes to the first field in error.
+    useEffect(() => {
+        if (focusRequest) form.current?.querySelector<HTMLInputElement>('[aria-invalid="true"]')?.focus();
+    }, [focusRequest]);
+
+    // Once a submit has shown errors, they follow what the user types.
+    const change = (field: LoginField, value: string) => {
+        if (field === 'email') setEmail(value);
+        else setPassword(value);
+        if (submitted) setErrors(validateLogin(role, { email, password, [field]: value }));
+    };
+
+    const fail = (message: string) => {
+        setFailure(message);
+        notify(serverText(t, message), 'error');
+        setBusy(false);
+    };
+
+    const submit = async (event: FormEvent<HTMLFormElement>) => {
+        event.preventDefault();
+        if (busy) return;
+        setSubmitted(true);
+        setFailure(null);
+        const found = validateLogin(role, { email, password });
+        setErrors(found);
+        if (hasErrors(found)) {
+            notify(t(MESSAGES.formInvalid), 'error');
+            setFocusRequest(count => count + 1);
+            return;
+        }
+
+        setBusy(true);
+        const result = await login({ email: email.trim(), password, role });
+        if (!result.ok) {
+            // A 422 names the fields it refused; show those under the fields too.
+            const { email: emailProblem, password: passwordProblem } = result.fields;
+            if (emailProblem || passwordProblem) {
+                setErrors({ email: emailProblem, password: passwordProblem });
+                setFocusRequest(count => count + 1);
+            }
+            fail(result.message ?? page.fallbackError);
+            return;
+        }
+        const { token, user } = result.data;
+        if (!token) {
+            fail(NO_TOKEN);
+            return;
+        }
+        const next = destinationAfterLogin(user);
+        if ('error' in next) {
+            fail(next.error);
+            return;
+        }
+        rememberedEmail.set(role, remember ? email.trim() : null);
+        signIn(token, user);
+        notify(t(page.welcome), 'success');
+        // Replace: Back from the dashboard should not return to a filled-in login form.
+        navigate(next.path, { replace: true });
+    };
+
+    return (
+        <>
+            {failure && (
+                <Alert kind="error" onClose={() => setFailure(null)}>
+                    <p data-testid="login-error">{serverText(t, failure)}</p>
+                </Alert>
+            )}
+            <form ref={form} className="auth-form" noValidate onSubmit={event => void submit(event)}>
+                <TextField
+                    label={t('Email')}
+                    type="email"
+                    name="email"
+                    autoComplete="email"
+                    placeholder={t('Enter your email')}
+                    value={email}
+                    onChange={event => change('email', event.target.value)}
+                    error={errors.email && t(errors.email)}
+                    required
+                />
+                <TextField
+                    label={t('Password')}
+                    type="password"
+                    name="password"
+                    autoComplete="current-password"
+                    placeholder={t('Enter your password')}
+                    value={password}
+                    onChange={event => change('password', event.target.value)}
+                    error={errors.password && t(errors.password)}
+                    required
+                />
+                <div className="form-row">
+                    <Checkbox
+                        label={t('Remember me')}
+                        name="remember"
+                        checked={remember}
+                        onChange={event => setRemember(event.target.checked)}
+                    />
+                    <Link to={paths.forgotPassword}>{t('Forgot password?')}</Link>
+                </div>
+                <Button type="submit" className="btn-block" busy={busy}>
+                    {t('Login')}
+                </Button>
+            </form>
+            <div className="auth-links">
+                <p>
+                    {t(page.registerPrompt)} <Link to={page.registerPath}>{t(page.registerLabel)}</Link>
+                </p>
+                <Link to={paths.roleSelection}>{t('Back to role selection')}</Link>
+            </div>
+        </>
+    );
+};
+
+/**
+ * A whole sign-in page. Someone already signed in with this page's role goes
+ * straight to their dashboard; another role may sign in over their session.
+ */
+export const LoginPage = ({ role }: { role: Role }) => {
+    const { t } = useTranslation('auth');
+    const { user } = useSession();
+    // Decided on arrival only: after the form signs in, it navigates by itself.
+    const [signedInAlready] = useState(() => (user?.role === role ? user : null));
+    if (signedInAlready) return <Navigate to={dashboardPath(signedInAlready)} replace />;
+    return (
+        <AuthCard title={t(LOGIN_PAGES[role].title)} subtitle={t(LOGIN_PAGES[role].subtitle)}>
+            <LoginForm role={role} />
+        </AuthCard>
+    );
+};
