@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,19 @@ def pytest_configure(config: pytest.Config) -> None:
     test_url = make_url(db_server).set(database=dbname).render_as_string(hide_password=False)
     _state.update(dbname=dbname, server=db_server)
 
+    # Payments go to the project's Stripe double (cara.doubles.stripe) for the whole run, as in
+    # ./ops/dev; tests/cara/billing drives it. The signup trial is off unless a test turns it on,
+    # so the other tests' accounts start without a subscription.
+    from cara.doubles.stripe import StripeDouble
+
+    stripe_double = StripeDouble().start()
+    _state["stripe"] = stripe_double
+    os.environ.update(
+        STRIPE_SECRET_KEY=stripe_double.secret_key,
+        STRIPE_WEBHOOK_SECRET=stripe_double.webhook_secret,
+        STRIPE_API_BASE=stripe_double.url,
+        TRIAL_DAYS="0",
+    )
     os.environ.update(
         CARA_ENV="test",
         DATABASE_URL=test_url,
@@ -67,6 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     os.environ.pop("SMTP_HOST", None)
 
+    from cara.billing import catalog, stripe_api
     from cara.kit.db import get_engine, session_scope
     from cara.plans.seed import seed_plans
     from tenants import migrate
@@ -76,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     with session_scope() as session:
         ensure_independent_tenant(session)
         seed_plans(session)
+        catalog.sync_catalog(session, stripe_api.client())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -94,7 +110,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         with engine.begin() as conn:
             drop_roles(conn, _state["dbname"])
         engine.dispose()
-    for key in ("redis", "pg"):
+    for key in ("stripe", "redis", "pg"):
         if key in _state:
             _state[key].stop()
 
@@ -110,6 +126,25 @@ def clean_state() -> Iterator[None]:
 
 
 def reset_database() -> None:
+    """Empty every table between tests.
+
+    A test's background work (e.g. a live relay storing its last transcript
+    line) can still hold locks for a moment; a deadlock with it is retried.
+    """
+    from psycopg.errors import DeadlockDetected
+    from sqlalchemy.exc import OperationalError
+
+    for attempt in range(5):
+        try:
+            _reset_database()
+            return
+        except OperationalError as exc:
+            if not isinstance(exc.orig, DeadlockDetected) or attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+
+
+def _reset_database() -> None:
     from sqlalchemy import text
 
     from cara.kit.db import get_engine
@@ -120,7 +155,12 @@ def reset_database() -> None:
         ).scalars()
         for schema in list(schemas):
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        conn.execute(text("TRUNCATE independent.doctors, independent.audit_events"))
+        conn.execute(
+            text(
+                "TRUNCATE independent.doctors, independent.audit_events,"
+                " independent.consultations, independent.transcript_lines"
+            )
+        )
         conn.execute(
             text(
                 "TRUNCATE platform.audit_events, platform.provider_events, platform.payments,"

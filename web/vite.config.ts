@@ -27,6 +27,7 @@ export default defineConfig({
     server: {
         port: 5173,
         // `npm run dev` against a local API (./ops/dev): same-origin /api calls.
-        proxy: { '/api': process.env.CARA_API_URL ?? 'http://127.0.0.1:8000' },
+        // ws: the live assistant's WebSocket (/api/live) goes through the proxy too.
+        proxy: { '/api': { target: process.env.CARA_API_URL ?? 'http://127.0.0.1:8000', ws: true } },
     },
 });

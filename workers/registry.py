@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from cara.kit.logging import configure_logging
 from cara.observability.tracing import setup_tracing
-from workers.actors import analytics, mail, maintenance  # noqa: F401  (declares the actors)
+from workers.actors import analytics, billing, mail, maintenance, summaries  # noqa: F401  (declares the actors)
 from workers.broker import broker
 
 configure_logging()

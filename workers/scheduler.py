@@ -30,6 +30,7 @@ class PeriodicJob:
 SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("maintenance.purge_expired_tokens", 3600),
     PeriodicJob("analytics.refresh_rollups", 300),
+    PeriodicJob("billing.expire_trials", 3600),
 )
 
 

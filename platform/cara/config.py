@@ -55,6 +55,38 @@ class Settings(BaseSettings):
     smtp_from: str = "Cara <no-reply@cara.local>"
     smtp_starttls: bool = True
 
+    # The AI provider (Gemini). Without a key the assistant endpoints answer
+    # that the AI service is not configured; the key never leaves the server.
+    gemini_api_key: str | None = None
+    # Another address for the provider (e.g. the project's Gemini double,
+    # cara.doubles.gemini); the SDK switches the scheme to wss for Live.
+    gemini_base_url: str | None = None
+    # An extra CA certificate (PEM file) to trust for the provider's TLS, e.g.
+    # the double's throwaway CA; the system's CAs stay trusted.
+    gemini_ca_file: str | None = None
+    # Native-audio Live model for the consoles; text model for summaries and chat.
+    gemini_live_model: str = "gemini-3.1-flash-live-preview"
+    gemini_text_model: str = "gemini-3.8-flash"
+    # Each assistant says it was developed by this lab (spec §1).
+    ai_lab_name: str = "Cara AI Lab"
+    # Set by `./ops/dev --demo-ai`: the provider is the scripted local peer (the UI shows a badge).
+    cara_demo_ai: bool = False
+    # How long POST /api/summarize waits for its worker (spec §9: 30 000 ms).
+    summary_timeout_seconds: float = 30.0
+    # Upstream reconnects of one live consultation before the browser is told it failed.
+    live_reconnect_attempts: int = 4
+    live_reconnect_backoff_seconds: float = 0.5
+
+    # Payments (Stripe). Without STRIPE_SECRET_KEY the billing endpoints answer 503
+    # 'Payment system is not properly configured'; the keys never leave the server.
+    stripe_secret_key: str | None = None
+    stripe_webhook_secret: str | None = None
+    # Another address for Stripe's API: the project's test double (cara.doubles.stripe).
+    stripe_api_base: str | None = None
+    stripe_currency: str = "usd"
+    # Independent doctors start on a free trial of this many days at signup (0: no trial).
+    trial_days: int = 14
+
     # OpenTelemetry: "none" (default) or "otlp" (uses the standard
     # OTEL_EXPORTER_OTLP_* variables) or "console".
     otel_traces_exporter: Literal["none", "otlp", "console"] = Field(

@@ -10,7 +10,9 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import RedirectResponse
 
 from cara.admins.endpoints import router as admins_router
+from cara.assistant_routes import router as assistant_router
 from cara.auth.endpoints import router as auth_router
+from cara.billing.endpoints import router as billing_router
 from cara.config import get_settings
 from cara.console.endpoints import router as console_router
 from cara.health.endpoints import router as health_router
@@ -40,7 +42,9 @@ def create_app() -> FastAPI:
     api.include_router(auth_router)
     api.include_router(admins_router)
     api.include_router(console_router)
+    api.include_router(assistant_router)
     api.include_router(subscriptions_router)
+    api.include_router(billing_router)
     app.include_router(api)
 
     # The admin console (admin-web/) at /admin/; the spec's /admin-dashboard leads there.

@@ -69,7 +69,10 @@ ROLES = ["anonymous", "doctor", "hospital", "admin"]
 # ---------------------------------------------------------------- known data
 
 # Accounts the fixtures create, with known credentials for generated logins.
-DOCTOR = doctor_payload(email="fuzz.doctor@example.com", name="Dr Fuzz", licenseNumber="GMC-FUZZ")
+# A Radiotherapist: the radiotherapy chat is theirs alone, so every assistant operation is reachable.
+DOCTOR = doctor_payload(
+    email="fuzz.doctor@example.com", name="Dr Fuzz", licenseNumber="GMC-FUZZ", specialty="Radiotherapist"
+)
 HOSPITAL = hospital_payload(
     email="fuzz.hospital@example.com", name="Fuzz Hospital", registrationNumber="R-FUZZ"
 )
@@ -99,6 +102,11 @@ VALID_BODIES: dict[str, list[dict[str, Any]]] = {
     "POST /api/auth/forgot-password": [{"email": DOCTOR["email"]}],
     "POST /api/auth/reset-password": [{"token": "x" * 43, "password": "a-new-password"}],
     "POST /api/admin/invitations": [{"email": "invited.admin@example.com"}],
+    "POST /api/summarize": [
+        {"transcript": "Clinician: Hey Cara, chest pain since noon.\nCara: An ECG now.", "kind": "summary"},
+        {"transcript": [{"speaker": "user", "text": "BP 150/95"}], "kind": "report", "focus": "hypertension"},
+    ],
+    "POST /api/radiotherapy-chat/messages": [{"message": "Cord tolerance for 8 Gy in one fraction?"}],
 }
 # Sign-up fields that only one kind of account uses: they decide which valid body to lay them on.
 SIGNUP_FIELDS_OF = {
@@ -281,6 +289,14 @@ def quiet_logs(monkeypatch: pytest.MonkeyPatch) -> None:
     reported by the test itself with the app frames of the exception the app logs."""
     for name in ("cara.access", "cara.errors", "httpx"):
         monkeypatch.setattr(logging.getLogger(name), "disabled", True)
+
+
+@pytest.fixture(autouse=True)
+def assistant_ready(request: pytest.FixtureRequest, gemini: Any) -> None:
+    """The AI operations run for real: against the Gemini double (tests/cara/conftest.py), and
+    the summaries through a Dramatiq worker (which the other operations do not need)."""
+    if "summarize" in request.node.name:
+        request.getfixturevalue("worker")
 
 
 class Targets:

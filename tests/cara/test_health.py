@@ -50,6 +50,9 @@ class TestOpenApi:
         ("post", "/api/auth/forgot-password"): "auth_forgot_password",
         ("post", "/api/auth/reset-password"): "auth_reset_password",
         ("post", "/api/admin/invitations"): "admin_invite",
+        ("get", "/api/live/status"): "live_status",
+        ("post", "/api/summarize"): "summarize",
+        ("post", "/api/radiotherapy-chat/messages"): "radiotherapy_chat_message",
     }
 
     def test_stable_operation_ids(self, client: Any) -> None:

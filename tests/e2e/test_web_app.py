@@ -22,7 +22,9 @@ from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.e2e.mailbox import smtp_mailbox
 from tests.factories import auth, doctor_payload, hospital_payload, signup
 
-SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs"))
+# The consoles need the Gemini double and their own servers: tests/e2e/test_web_consoles.py.
+OWN_RUNNER = {"consoles.test.mjs"}
+SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs") if p.name not in OWN_RUNNER)
 
 
 @pytest.fixture
@@ -59,6 +61,13 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
     staff = doctor_payload(specialty="Cardiologist", name="Yaw Asante", isHospitalCreated=True)
     signup(client, staff, token=created["token"])  # its hospital has no subscription
 
+    # Subscription screens (tests/e2e/web/subscriptions.test.mjs): accounts that buy a plan on the
+    # Stripe double, kept apart from the ones other scripts expect to stay unsubscribed.
+    checkout_doctor = doctor_payload(specialty="Nurse", name="Efua Owusu")
+    signup(client, checkout_doctor)
+    checkout_hospital = hospital_payload(name="Tamale Teaching Hospital")
+    signup(client, checkout_hospital)
+
     invite = client.post(
         "/api/admin/invitations", json={"email": "new-admin@example.com"}, headers=auth(admin_token)
     )
@@ -74,6 +83,8 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "unsubscribedDoctor": login(unsubscribed),
         "hospital": login(hospital),
         "hospitalDoctor": login(staff),
+        "checkoutDoctor": login(checkout_doctor),
+        "checkoutHospital": login(checkout_hospital),
         "adminInvitation": {"email": "new-admin@example.com", "url": invite.json()["invitationUrl"]},
     }
 

@@ -15,12 +15,14 @@ from typing import Annotated
 import redis
 from fastapi import Depends, Request
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from cara.auth import tokens
-from cara.kit.db import restrict_to_tenant_role
+from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
 from cara.kit.deps import DbSession, bearer_token
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account, Tenant
+from tenants import naming
 
 AUTH_FAILED = "Authentication failed. Please log in again."
 NO_TOKEN = "No authentication token found"  # noqa: S105 - a message, not a secret
@@ -54,6 +56,27 @@ def authenticate(request: Request, session: DbSession) -> Principal:
     claims: tokens.TokenClaims | None = getattr(request.state, "token_claims", None)
     if claims is None:
         raise Unauthorized(AUTH_FAILED)
+    return principal_for_claims(session, claims)
+
+
+def authenticate_token(session: Session, token: str) -> Principal:
+    """The same checks for a token that did not come in a header (the live assistant's
+    WebSocket sends it in its first message, so it never appears in a URL or log).
+    `session` must be bound to the token's tenant (`session_for_token`)."""
+    claims = tokens.decode(token)
+    if claims is None:
+        raise Unauthorized(AUTH_FAILED)
+    return principal_for_claims(session, claims)
+
+
+def session_for_token(token: str) -> Session:
+    """A session bound to the tenant the token names, as the request session is (kit.deps)."""
+    claims = tokens.decode(token)
+    schema = claims.tenant_schema if claims else None
+    return tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
+
+
+def principal_for_claims(session: Session, claims: tokens.TokenClaims) -> Principal:
     try:
         if tokens.is_revoked(claims):
             raise Unauthorized(AUTH_FAILED)

@@ -18,6 +18,7 @@ from cara.audit import service as audit
 from cara.auth import passwords, ratelimit, repository, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, SignupRequest, UserOut
+from cara.billing.access import start_trial
 from cara.config import get_settings
 from cara.doctors.specialties import SPECIALTIES
 from cara.kit.db import tenant_session
@@ -200,6 +201,8 @@ def signup(
         )
         session.add(profile)
         session.flush()
+        # Independent doctors start on the free trial; hospital staff rely on their hospital.
+        start_trial(session, account)
         audit.record_tenant(
             session,
             action="doctor.created",

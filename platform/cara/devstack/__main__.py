@@ -86,6 +86,7 @@ class Output:
         "api": "36",
         "worker": "35",
         "scheduler": "33",
+        "gemini": "32",
         "migrate": "34",
         "seed": "34",
     }
@@ -324,6 +325,28 @@ def _child_env(database_url: str, redis_url: str, port: int, demo_ai: bool) -> d
     return env
 
 
+def _demo_ai(env: dict[str, str]) -> list[str]:
+    """Point the stack at the Gemini double's scripted demo peer; returns its command.
+
+    Its throwaway CA is written before anything starts, so the API and the worker
+    trust the double from their first connection; a real key in the environment
+    is not used while --demo-ai is on.
+    """
+    from cara.doubles.gemini import DEFAULT_API_KEY, write_tls_files
+
+    tls_dir = DATA_DIR / "gemini-double"
+    tls = write_tls_files(tls_dir)
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port = probe.getsockname()[1]
+    env.update(
+        GEMINI_API_KEY=DEFAULT_API_KEY,
+        GEMINI_BASE_URL=f"https://{HOST}:{port}",
+        GEMINI_CA_FILE=str(tls.ca_file),
+    )
+    return ["cara.doubles.gemini", "--port", str(port), "--tls-dir", str(tls_dir), "--reuse-tls"]
+
+
 def _wait_until_healthy(
     port: int, supervisor: Supervisor, servers: Sequence[EmbeddedPostgres | EmbeddedRedis]
 ) -> float:
@@ -351,14 +374,49 @@ def _check(supervisor: Supervisor, servers: Sequence[EmbeddedPostgres | Embedded
             raise StackError(f"embedded {kind} exited unexpectedly; see {server.log_path}")
 
 
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+def _start_stripe_double(supervisor: Supervisor, env: dict[str, str], api_port: int, out: Output) -> None:
+    """Without STRIPE_SECRET_KEY, payments go to the project's Stripe test double (cara.doubles.stripe):
+    its hosted checkout takes the test card 4242 4242 4242 4242 and it posts signed webhooks to the
+    API. Its memory starts empty at every run; the seed puts the plans back in it."""
+    from cara.doubles.stripe import DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET
+
+    port = _free_port()
+    env.update(
+        STRIPE_SECRET_KEY=DEFAULT_SECRET_KEY,
+        STRIPE_WEBHOOK_SECRET=DEFAULT_WEBHOOK_SECRET,
+        STRIPE_API_BASE=f"http://{HOST}:{port}",
+    )
+    webhook = f"http://{HOST}:{api_port}/api/stripe/webhook"
+    supervisor.start_service("stripe", ["cara.doubles.stripe", "--port", str(port), "--webhook-url", webhook])
+    deadline = time.monotonic() + 30
+    while not _port_in_use(port):
+        supervisor.check()
+        if time.monotonic() > deadline:
+            raise StackError("the Stripe test double did not start within 30s")
+        time.sleep(0.1)
+    out.say(f"STRIPE_SECRET_KEY unset: test payments go to the Stripe test double on {HOST}:{port}")
+
+
 def _run(args: argparse.Namespace, stack: ExitStack, out: Output) -> None:
     """Bring the stack up, then watch it; returns only by raising."""
     if _port_in_use(args.port):
         raise StackError(f"port {args.port} is already in use; stop what uses it or pass --port")
     database_url, redis_url, servers = _databases(stack, out)
-    supervisor = Supervisor(_child_env(database_url, redis_url, args.port, args.demo_ai), out)
+    env = _child_env(database_url, redis_url, args.port, args.demo_ai)
+    demo_peer = _demo_ai(env) if args.demo_ai else None
+    supervisor = Supervisor(env, out)
     stack.callback(supervisor.stop_all)  # runs before the databases stop: last in, first out
+    if demo_peer:
+        supervisor.start_service("gemini", demo_peer)
 
+    if not env.get("STRIPE_SECRET_KEY"):
+        _start_stripe_double(supervisor, env, args.port, out)
     supervisor.run_step("migrate", ["tenants", "upgrade"])
     supervisor.run_step("seed", ["cara.seed"])
     supervisor.start_service("api", ["uvicorn", "cara.main:app", "--host", HOST, "--port", str(args.port)])

@@ -16,12 +16,13 @@ from cara.models.platform import (
     Tenant,
     TenantRollup,
 )
-from cara.models.tenant import DoctorProfile, TenantAuditEvent
+from cara.models.tenant import Consultation, DoctorProfile, TenantAuditEvent, TranscriptLine
 
 __all__ = [
     "Account",
     "AdminInvitation",
     "AuditEvent",
+    "Consultation",
     "DoctorProfile",
     "Hospital",
     "OutboxJob",
@@ -36,4 +37,5 @@ __all__ = [
     "TenantAuditEvent",
     "TenantBase",
     "TenantRollup",
+    "TranscriptLine",
 ]

@@ -34,7 +34,9 @@ ROLES = ("doctor", "hospital", "admin")
 TENANT_KINDS = ("hospital", "independent")
 TENANT_STATUSES = ("active", "suspended")
 # Subscription statuses that count as "live": an account may hold at most one.
-LIVE_SUBSCRIPTION_STATUSES = ("trialing", "active", "past_due", "unpaid", "incomplete", "paused")
+# `incomplete` (a first payment still pending, expiring after 23 h) is left out:
+# it must not end a trial or block the subscription it may yet become.
+LIVE_SUBSCRIPTION_STATUSES = ("trialing", "active", "past_due", "unpaid", "paused")
 
 
 class Tenant(PlatformBase):
@@ -101,6 +103,8 @@ class Account(PlatformBase):
     # Tokens issued before this instant are refused (set on password change).
     password_changed_at: Mapped[datetime] = created_at()
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The account's customer at the payment provider, created at its first checkout.
+    stripe_customer_id: Mapped[str | None] = mapped_column(String(255), unique=True)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
 

@@ -11,7 +11,18 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -67,4 +78,53 @@ class TenantAuditEvent(TenantBase):
     target_type: Mapped[str | None] = mapped_column(String(50))
     target_id: Mapped[str | None] = mapped_column(String(100))
     detail: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = created_at()
+
+
+SPEAKERS = ("user", "assistant", "tool")
+
+
+class Consultation(TenantBase):
+    """One live session of a doctor with the assistant; its transcript lines hang off it.
+
+    In the shared `independent` schema several doctors' consultations sit side
+    by side: every read is filtered by `doctor_account_id`.
+    """
+
+    __tablename__ = "consultations"
+    # Named explicitly: a conventional name would embed the schema when tables are copied per tenant.
+    __table_args__ = (Index("ix_consultations_doctor_account_id", "doctor_account_id"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    doctor_account_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
+    )
+    # The console it ran in (radiologist, cardiologist, ..., generic) and the provider model.
+    console: Mapped[str] = mapped_column(String(50), nullable=False)
+    model: Mapped[str] = mapped_column(String(200), nullable=False)
+    started_at: Mapped[datetime] = created_at()
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Upstream connections after the first (goAway, drops): an operational fact, not clinical data.
+    reconnects: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+
+
+class TranscriptLine(TenantBase):
+    """One utterance (or tool result) of a consultation, stored as it completes."""
+
+    __tablename__ = "transcript_lines"
+    __table_args__ = (
+        CheckConstraint(f"speaker IN {SPEAKERS}", name="speaker"),
+        UniqueConstraint("consultation_id", "seq", name="uq_transcript_lines_consultation_seq"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    consultation_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="CASCADE"), nullable=False
+    )
+    # Order within the consultation (0, 1, 2, ...), assigned by the relay.
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    speaker: Mapped[str] = mapped_column(String(16), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    # When the line began (its first transcription fragment).
+    spoken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     created_at: Mapped[datetime] = created_at()

@@ -9,15 +9,31 @@ hospital's subscription active or trialing.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.models import Account, Plan, Subscription
+from cara.models.base import utcnow
 from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus, PlanRef
 
 ACCESS_STATUSES = frozenset({"active", "trialing"})
 NO_SUBSCRIPTION = "inactive"
+TRIAL_ENDED = "canceled"
+
+
+def effective_status(sub: Subscription, now: datetime | None = None) -> str:
+    """The status as of now: a signup trial (no Stripe subscription behind it) whose
+    end has passed reads as ended even before the hourly job marks it (cara.billing.access)."""
+    if (
+        sub.status == "trialing"
+        and sub.stripe_subscription_id is None
+        and sub.trial_end is not None
+        and sub.trial_end <= (now or utcnow())
+    ):
+        return TRIAL_ENDED
+    return sub.status
 
 
 def latest_subscription(session: Session, account_id: uuid.UUID) -> tuple[Subscription, Plan | None] | None:
@@ -62,7 +78,7 @@ def current_subscription(session: Session, account: Account) -> CurrentSubscript
     )
     return CurrentSubscription(
         planId=_plan_ref(plan) if plan is not None else None,
-        status=sub.status,
+        status=effective_status(sub),
         billingCycle=sub.billing_cycle,
         startDate=sub.current_period_start or sub.created_at,
         endDate=end,
@@ -86,7 +102,7 @@ def hospital_status(session: Session, doctor: Account) -> HospitalSubscriptionSt
         return HospitalSubscriptionStatus(hospitalSubscriptionActive=False, status=NO_SUBSCRIPTION)
     owner = hospital_account(session, doctor.hospital_id)
     found = latest_subscription(session, owner.id) if owner is not None else None
-    status = found[0].status if found is not None else NO_SUBSCRIPTION
+    status = effective_status(found[0]) if found is not None else NO_SUBSCRIPTION
     return HospitalSubscriptionStatus(hospitalSubscriptionActive=status in ACCESS_STATUSES, status=status)
 
 
@@ -98,4 +114,4 @@ def grants_clinical_access(session: Session, doctor: Account) -> bool:
     if doctor.hospital_id is not None:
         return hospital_status(session, doctor).hospitalSubscriptionActive
     found = latest_subscription(session, doctor.id)
-    return found is not None and found[0].status in ACCESS_STATUSES
+    return found is not None and effective_status(found[0]) in ACCESS_STATUSES

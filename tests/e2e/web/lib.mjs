@@ -36,13 +36,14 @@ const CHROMIUM_ARGS = [
 
 /**
  * A fresh browser profile (empty localStorage) with one page.
- * `locale` sets the browser language (navigator.language and Accept-Language).
+ * `locale` sets the browser language (navigator.language and Accept-Language);
+ * `args` adds Chromium switches (e.g. fake media devices for the consoles).
  */
-export const openBrowser = async ({ locale = 'en-US', colorScheme = 'light' } = {}) => {
+export const openBrowser = async ({ locale = 'en-US', colorScheme = 'light', args = [] } = {}) => {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'cara-web-e2e-'));
     const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: CHROMIUM_PATH,
-        args: [...CHROMIUM_ARGS, `--lang=${locale}`],
+        args: [...CHROMIUM_ARGS, `--lang=${locale}`, ...args],
         locale,
         colorScheme,
         viewport: { width: 1280, height: 860 },

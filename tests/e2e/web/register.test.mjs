@@ -302,6 +302,12 @@ describe('registration and legal pages', () => {
         assert.equal(session.user.email, newDoctor.email);
         assert.equal(session.user.specialty, 'Radiologist');
 
+        // The plans page loads its data with this token: let it finish (plans shown, the
+        // test-payments badge from /api/stripe/verify) before the token is revoked, or a late
+        // 401 sends the tab to /login in the middle of the next step.
+        await page.getByRole('button', { name: 'Choose Plan (Monthly)' }).first().waitFor();
+        await page.getByText('Test payments').waitFor();
+
         // Log out: the navbar (and its profile menu) is hidden on /doctor-subscription,
         // so revoke the token through the API and forget it like the app does.
         assert.equal((await apiPost('/api/auth/logout', {}, session.token)).status, 200);

@@ -57,22 +57,46 @@ export const routes: RouteObject[] = [
 
             // Doctors (spec §2 "Protected routes", §6)
             { path: paths.doctorDashboard, ...page(placeholder('Doctor Dashboard'), clinical) },
-            { path: paths.radiologist, ...page(placeholder('Radiology Assistant', true), clinical) },
-            { path: paths.radiotherapist, ...page(placeholder('Radiotherapy Assistant', true), clinical) },
-            { path: paths.radiotherapistChat, ...page(placeholder('Radiotherapy Chat Assistant'), clinical) },
-            { path: paths.cardiologist, ...page(placeholder('Cardiology Assistant', true), clinical) },
-            { path: paths.generalPractitioner, ...page(placeholder('Primary Care Assistant', true), clinical) },
-            { path: paths.nurse, ...page(placeholder('Nursing Assistant', true), clinical) },
-            { path: paths.doctorSubscription, ...page(placeholder('Available Plans'), onlyDoctors) },
+            {
+                path: paths.radiologist,
+                ...page(() => import('../features/consoles/routes/RadiologistConsole'), clinical),
+            },
+            {
+                path: paths.radiotherapist,
+                ...page(() => import('../features/consoles/routes/RadiotherapistConsole'), clinical),
+            },
+            {
+                path: paths.radiotherapistChat,
+                ...page(() => import('../features/chat/routes/RadiotherapyChat'), clinical),
+            },
+            {
+                path: paths.cardiologist,
+                ...page(() => import('../features/consoles/routes/CardiologistConsole'), clinical),
+            },
+            {
+                path: paths.generalPractitioner,
+                ...page(() => import('../features/consoles/routes/GeneralPractitionerConsole'), clinical),
+            },
+            { path: paths.nurse, ...page(() => import('../features/consoles/routes/NurseConsole'), clinical) },
+            {
+                path: paths.doctorSubscription,
+                ...page(() => import('../features/subscriptions/routes/DoctorSubscriptionPage'), onlyDoctors),
+            },
             {
                 path: paths.subscriptionSuccess,
-                ...page(placeholder('Confirming your subscription...'), forRoles(['doctor', 'hospital'])),
+                ...page(
+                    () => import('../features/subscriptions/routes/SubscriptionSuccessPage'),
+                    forRoles(['doctor', 'hospital']),
+                ),
             },
 
             // Hospitals
             { path: paths.dashboard, ...page(placeholder('Hospital Dashboard'), forRoles(['hospital'])) },
             { path: paths.manage, ...page(placeholder('Manage Doctors'), forRoles(['hospital'])) },
-            { path: paths.subscription, ...page(placeholder('Subscription Management'), forRoles(['hospital'])) },
+            {
+                path: paths.subscription,
+                ...page(() => import('../features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
+            },
 
             // Admins use the react-admin console at /admin/.
             { path: paths.adminDashboard, ...page(() => import('../features/admin/AdminDashboardRedirect')) },

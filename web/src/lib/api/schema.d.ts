@@ -413,6 +413,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/live/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live Status
+         * @description Whether the AI service is configured (and is the local demo peer); the console names.
+         */
+        get: operations["live_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/radiotherapy-chat/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Radiotherapy Chat Message
+         * @description Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
+         */
+        post: operations["radiotherapy_chat_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify
+         * @description Whether payments are set up (keys present, plans priced in Stripe); 503 with
+         *     'Payment system is not properly configured' otherwise. `testMode` marks test payments.
+         */
+        get: operations["stripe_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook
+         * @description Stripe's event delivery. The signature is checked on the raw body (400 if missing or
+         *     wrong); each event is stored once by its id and processed by a worker; a repeated delivery
+         *     answers 200 without being processed again.
+         */
+        post: operations["stripe_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/check-doctor-limit/{hospital_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check Doctor Limit
+         * @description Whether the signed-in hospital (`hospital_id` must be its own) may add another doctor:
+         *     its subscription must be active or trialing and below its plan's `maxDoctors`.
+         */
+        get: operations["subscription_check_doctor_limit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/confirm-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm Session
+         * @description After Checkout: bring the subscription of `sessionId` in from Stripe and return it.
+         *
+         *     Safe to race the webhook (both run the same sync). While Stripe has not finished, the answer
+         *     is a 404 or 409 whose message contains 'not yet found': retry after a short wait.
+         */
+        post: operations["subscription_confirm_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/create-checkout-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Checkout Session
+         * @description Start buying `planName` (`billingCycle` monthly or annual) for the signed-in account.
+         *
+         *     `userId` must be the caller's own id. Hospitals buy hospital plans and independent doctors
+         *     doctor plans; doctors registered by a hospital are refused (403). Returns the Stripe Checkout
+         *     URL, or, when a paid subscription is already live, the Customer Portal page that confirms the
+         *     switch (`mode` says which).
+         */
+        post: operations["subscription_create_checkout_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription/current": {
         parameters: {
             query?: never;
@@ -427,6 +579,66 @@ export interface paths {
         get: operations["subscription_current"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/plans/{audience}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plans
+         * @description The plans of one kind (`hospital` or `doctor`), cheapest first, with monthly and annual prices.
+         */
+        get: operations["subscription_plans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/portal-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Portal Session
+         * @description A Stripe Customer Portal session for the caller: change plan, update the card, cancel.
+         */
+        post: operations["subscription_portal_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summarize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Summarize
+         * @description Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s.
+         */
+        post: operations["summarize"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,6 +706,80 @@ export interface components {
             /** Name */
             name?: string | null;
         };
+        /** ChatMessageIn */
+        ChatMessageIn: {
+            /**
+             * Chatid
+             * @description omit to start a new chat
+             */
+            chatId?: string | null;
+            /**
+             * Message
+             * @description the question
+             */
+            message?: string | null;
+        };
+        /** ChatReplyOut */
+        ChatReplyOut: {
+            /** Chatid */
+            chatId: string;
+            /**
+             * Messages
+             * @description the whole conversation so far, oldest first
+             */
+            messages: components["schemas"]["ChatTurn"][];
+            /** Reply */
+            reply: string;
+        };
+        /** ChatTurn */
+        ChatTurn: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "user" | "assistant";
+            /** Text */
+            text: string;
+        };
+        /** CheckoutOut */
+        CheckoutOut: {
+            /**
+             * Mode
+             * @description checkout: a new subscription; portal: confirm a plan switch of the live one
+             * @enum {string}
+             */
+            mode: "checkout" | "portal";
+            /**
+             * Sessionid
+             * @description The Checkout Session (mode checkout)
+             */
+            sessionId?: string | null;
+            /**
+             * Url
+             * @description Where to send the browser: Stripe Checkout, or the Portal for a switch
+             */
+            url: string;
+        };
+        /** CheckoutRequest */
+        CheckoutRequest: {
+            /**
+             * Billingcycle
+             * @description monthly (default) or annual
+             */
+            billingCycle?: string | null;
+            /** Planname */
+            planName?: string | null;
+            /**
+             * Userid
+             * @description Must be the signed-in account's own id
+             */
+            userId?: string | null;
+        };
+        /** ConfirmRequest */
+        ConfirmRequest: {
+            /** Sessionid */
+            sessionId?: string | null;
+        };
         /**
          * CurrentSubscription
          * @description The caller's subscription; `planId` is null and status `inactive` when there is none.
@@ -518,6 +804,20 @@ export interface components {
             trialEndDate?: string | null;
             /** Updatedat */
             updatedAt?: string | null;
+        };
+        /** DoctorLimitOut */
+        DoctorLimitOut: {
+            /** Canadd */
+            canAdd: boolean;
+            /** Doctorcount */
+            doctorCount: number;
+            /** Maxdoctors */
+            maxDoctors?: number | null;
+            /**
+             * Message
+             * @description Why no doctor can be added, when canAdd is false
+             */
+            message?: string | null;
         };
         /** DoctorOut */
         DoctorOut: {
@@ -631,6 +931,17 @@ export interface components {
             /** Invitationurl */
             invitationUrl: string;
         };
+        /** LiveStatusOut */
+        LiveStatusOut: {
+            /** Configured */
+            configured: boolean;
+            /** Consoles */
+            consoles: string[];
+            /** Demo */
+            demo: boolean;
+            /** Message */
+            message: string | null;
+        };
         /** LoginRequest */
         LoginRequest: {
             /** Email */
@@ -671,6 +982,36 @@ export interface components {
             /** Username */
             userName: string | null;
         };
+        /**
+         * PlanOut
+         * @description A plan as the plan pickers show it; prices in dollars.
+         */
+        PlanOut: {
+            /** Id */
+            _id: string;
+            /**
+             * Annualprice
+             * @description Price of a year: the plan's own, else 12 x monthly with 15% off (spec §9)
+             */
+            annualPrice: number;
+            /**
+             * Features
+             * @default []
+             */
+            features: string[];
+            /**
+             * Maxdoctors
+             * @description Doctor limit of a hospital plan
+             */
+            maxDoctors?: number | null;
+            /** Name */
+            name: string;
+            /**
+             * Price
+             * @description Monthly price
+             */
+            price: number;
+        };
         /** PlanRef */
         PlanRef: {
             /** Id */
@@ -688,6 +1029,11 @@ export interface components {
             name: string;
             /** Price */
             price: number;
+        };
+        /** PortalOut */
+        PortalOut: {
+            /** Url */
+            url: string;
         };
         /** ResetPasswordRequest */
         ResetPasswordRequest: {
@@ -845,6 +1191,56 @@ export interface components {
             total: number;
         };
         /**
+         * SummarizeRequest
+         * @description `transcript` is the conversation as text, or as lines of the live transcript.
+         */
+        SummarizeRequest: {
+            /**
+             * Focus
+             * @description optional topic of the report draft
+             */
+            focus?: string | null;
+            /**
+             * Kind
+             * @description a concise summary or a report draft
+             * @default summary
+             * @enum {string}
+             */
+            kind: "summary" | "report";
+            /**
+             * Transcript
+             * @description the conversation: text, or [{speaker, text}] lines
+             */
+            transcript?: string | components["schemas"]["TranscriptLineIn"][] | null;
+        };
+        /** SummaryOut */
+        SummaryOut: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "summary" | "report";
+            /**
+             * Label
+             * @description shown with the text until a clinician signs it off
+             * @default Draft — AI-assisted
+             */
+            label: string;
+            /** Summary */
+            summary: string;
+        };
+        /** TranscriptLineIn */
+        TranscriptLineIn: {
+            /**
+             * Speaker
+             * @default user
+             * @enum {string}
+             */
+            speaker: "user" | "assistant" | "tool";
+            /** Text */
+            text: string;
+        };
+        /**
          * UserOut
          * @description The user object the web app stores (spec §3 "User").
          */
@@ -917,6 +1313,28 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /** VerifyOut */
+        VerifyOut: {
+            /** Message */
+            message: string;
+            /** Ok */
+            ok: boolean;
+            /**
+             * Testmode
+             * @description Payments go to a test account or the project's Stripe double
+             */
+            testMode: boolean;
+        };
+        /** WebhookAck */
+        WebhookAck: {
+            /**
+             * Duplicate
+             * @description The event was received before and is not processed again
+             */
+            duplicate: boolean;
+            /** Received */
+            received: boolean;
         };
         /** WorkHistoryIn */
         WorkHistoryIn: {
@@ -2070,6 +2488,436 @@ export interface operations {
             };
         };
     };
+    live_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStatusOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    radiotherapy_chat_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatMessageIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatReplyOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Error */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    stripe_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    stripe_webhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Stripe-Signature"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAck"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    subscription_check_doctor_limit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hospital_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoctorLimitOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subscription_confirm_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSubscription"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    subscription_create_checkout_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     subscription_current: {
         parameters: {
             query?: never;
@@ -2099,6 +2947,207 @@ export interface operations {
             };
             /** @description Signed in but not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    subscription_plans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audience: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanOut"][];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subscription_portal_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    summarize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SummarizeRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SummaryOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Error */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

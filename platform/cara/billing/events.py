@@ -1,0 +1,106 @@
+"""Stripe webhook events: stored once on receipt, processed once by a worker.
+
+The API verifies the signature, stores the event by its id (a duplicate stores
+nothing and enqueues nothing) and enqueues `billing.process_event` through the
+transactional outbox. The actor takes the row under a lock, skips it if it was
+processed already, and otherwise acts on it; the row is marked processed only
+when that succeeds. A failure (Stripe down, a related object not there yet) is
+counted on the row and re-raised so Dramatiq retries with backoff.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import stripe
+from sqlalchemy.orm import Session
+
+from cara.billing import repository, stripe_api
+from cara.billing.schemas import WebhookAck
+from cara.billing.sync import handle_event
+from cara.config import get_settings
+from cara.kit.db import platform_session
+from cara.kit.errors import BadRequest, ServiceUnavailable
+from cara.models import ProviderEvent
+from cara.models.base import utcnow
+from workers.queue import enqueue_after_commit
+
+log = logging.getLogger("cara.billing")
+
+SOURCE = "stripe"
+PROCESS_ACTOR = "billing.process_event"
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    return False
+
+
+def receive(session: Session, payload: bytes, signature: str | None) -> WebhookAck:
+    """Verify and store one delivery; the caller commits (which sends the job)."""
+    secret = get_settings().stripe_webhook_secret
+    if not secret or not stripe_api.is_configured():
+        raise ServiceUnavailable(stripe_api.NOT_CONFIGURED)
+    if not signature:
+        raise BadRequest("Missing Stripe-Signature header")
+    try:
+        event = stripe.Webhook.construct_event(payload, signature, secret)
+    except stripe.SignatureVerificationError as exc:
+        raise BadRequest("Invalid webhook signature") from exc
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise BadRequest("Invalid webhook payload") from exc
+    body = json.loads(payload)
+    if not isinstance(body, dict):
+        raise BadRequest("Invalid webhook payload")
+    event_id, event_type = body.get("id"), body.get("type")
+    if (
+        not isinstance(event_id, str)
+        or not isinstance(event_type, str)
+        or not 0 < len(event_id) <= 255
+        or len(event_type) > 100
+        or not isinstance(body.get("data"), dict)
+        or _has_nul(body)  # jsonb cannot hold NUL
+    ):
+        raise BadRequest("Invalid webhook payload")
+    row_id = repository.insert_event(session, SOURCE, event_id, event_type, body)
+    if row_id is None:
+        log.info("stripe event received again; not reprocessed", extra={"event_type": event.type})
+        return WebhookAck(received=True, duplicate=True)
+    enqueue_after_commit(session, PROCESS_ACTOR, event_row_id=row_id)
+    return WebhookAck(received=True, duplicate=False)
+
+
+def process(event_row_id: int) -> bool:
+    """Act on one stored event (the actor's body); returns whether it was handled now."""
+    session = platform_session()
+    try:
+        event = session.get(ProviderEvent, event_row_id, with_for_update=True)
+        if event is None or event.processed_at is not None:
+            return False
+        obj = (event.payload.get("data") or {}).get("object") or {}
+        try:
+            with session.begin_nested():
+                handle_event(session, stripe_api.client(), event.type, obj if isinstance(obj, dict) else {})
+        except Exception as exc:
+            event.attempts += 1
+            event.last_error = type(exc).__name__
+            session.commit()
+            log.warning(
+                "stripe event not processed; will retry",
+                extra={"event_type": event.type, "error": type(exc).__name__, "attempts": event.attempts},
+            )
+            raise
+        event.attempts += 1
+        event.last_error = None
+        event.processed_at = utcnow()
+        session.commit()
+        return True
+    finally:
+        session.close()

@@ -1,0 +1,1 @@
+"""The radiotherapy chat (/radiotherapist-chat): a text conversation kept on the server."""

@@ -1,0 +1,121 @@
+"""The radiotherapy chat: history in Redis, answers from Gemini with Google Search.
+
+The server holds the conversation (Redis, per doctor and chat id, expiring
+after two idle hours), so the system instruction and the tools are the
+server's alone and a browser cannot rewrite earlier turns. Each message is
+one generateContent call with the history; it runs in the request because a
+chat reply is what the doctor is waiting for, bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+
+import redis
+from google.genai import types
+
+from cara.chat.schemas import ChatTurn
+from cara.config import get_settings
+from cara.kit import gemini
+from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
+from cara.kit.redis import get_redis
+
+log = logging.getLogger("cara.chat")
+
+EMPTY_MESSAGE = "Please type a question."
+UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."
+TIMED_OUT = "The assistant took too long to answer. Please try again."
+REPLY_TIMEOUT_SECONDS = 60.0
+HISTORY_TTL_SECONDS = 2 * 60 * 60
+MAX_TURNS = 40  # older turns drop out of the model's context
+_CHAT_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class ChatFailed(CaraError):
+    status_code = 502
+
+
+class ChatTimedOut(CaraError):
+    status_code = 504
+
+
+def system_instruction() -> str:
+    lab = get_settings().ai_lab_name
+    return (
+        f"You are Cara, a radiotherapy dosimetry assistant developed by {lab}. You help radiation "
+        "oncologists, medical physicists and dosimetrists in resource-limited centres in Africa: review "
+        "treatment plans against normal-tissue dose constraints (QUANTEC; AAPM TG-101 and the UK SABR "
+        "consensus for stereotactic treatments), analyse dose-volume histograms, compare plans, and advise "
+        "on plan adaptation. Convert doses to EQD2 with the linear-quadratic model when fractionation is not "
+        "conventional and show the arithmetic. Prefer techniques and schedules feasible with the equipment "
+        "common there (cobalt-60 units, older linacs, 3D-conformal planning, hypofractionation to save "
+        "machine time) and say when advice assumes more. Use Google Search for current guidance and cite "
+        "sources. You give decision support, not a prescription: the clinician decides. "
+        f"When asked who developed you, say {lab}."
+    )
+
+
+def _key(account_id: uuid.UUID, chat_id: str) -> str:
+    return f"cara:chat:{account_id}:{chat_id}"
+
+
+def _load(account_id: uuid.UUID, chat_id: str | None) -> tuple[str, list[ChatTurn]]:
+    """The chat's history; an unknown, expired or malformed id starts a new chat."""
+    if chat_id and _CHAT_ID.match(chat_id):
+        raw = get_redis().get(_key(account_id, chat_id))
+        if raw is not None:
+            return chat_id, [ChatTurn.model_validate(turn) for turn in json.loads(raw)]
+    return uuid.uuid4().hex, []
+
+
+def send(account_id: uuid.UUID, chat_id: str | None, message: str | None) -> tuple[str, str, list[ChatTurn]]:
+    """Add the doctor's message, ask the model, store both turns; returns (chat id, reply, history)."""
+    text = (message or "").strip()
+    if not text:
+        raise ValidationFailed({"message": EMPTY_MESSAGE}, message=EMPTY_MESSAGE)
+    gemini.require_ai()
+    try:
+        chat_id, history = _load(account_id, chat_id)
+    except redis.RedisError as exc:
+        raise ServiceUnavailable(UNAVAILABLE) from exc
+    history = [*history, ChatTurn(role="user", text=text)][-MAX_TURNS:]
+    reply = _ask(history)
+    history = [*history, ChatTurn(role="assistant", text=reply)][-MAX_TURNS:]
+    try:
+        get_redis().set(
+            _key(account_id, chat_id), json.dumps([t.model_dump() for t in history]), ex=HISTORY_TTL_SECONDS
+        )
+    except redis.RedisError as exc:
+        raise ServiceUnavailable(UNAVAILABLE) from exc
+    return chat_id, reply, history
+
+
+def _ask(history: list[ChatTurn]) -> str:
+    client = gemini.client(timeout_seconds=REPLY_TIMEOUT_SECONDS)
+    contents = [
+        types.Content(role="user" if turn.role == "user" else "model", parts=[types.Part(text=turn.text)])
+        for turn in history
+    ]
+    try:
+        response = client.models.generate_content(
+            model=get_settings().gemini_text_model,
+            contents=contents,
+            config=types.GenerateContentConfig(
+                system_instruction=system_instruction(),
+                tools=[types.Tool(google_search=types.GoogleSearch())],
+            ),
+        )
+    except Exception as exc:
+        log.warning("chat reply failed", extra={"error": type(exc).__name__})
+        if "timeout" in type(exc).__name__.lower():
+            raise ChatTimedOut(TIMED_OUT) from exc
+        raise ChatFailed(f"The assistant could not answer: {gemini.provider_message(exc)}") from exc
+    finally:
+        client.close()
+    reply = (response.text or "").strip()
+    if not reply:
+        raise ChatFailed("The assistant could not answer: the AI service returned no text.")
+    return reply

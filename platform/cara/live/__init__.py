@@ -1,0 +1,1 @@
+"""The live assistant: the browser's WebSocket relayed to Gemini Live, with transcripts."""

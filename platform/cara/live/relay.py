@@ -1,0 +1,470 @@
+"""One consultation: the browser's socket relayed to a Gemini Live session.
+
+Two tasks run side by side:
+
+* the browser loop reads validated frames (messages.py) and forwards audio,
+  video and typed questions upstream; while the upstream is being replaced it
+  keeps the last few seconds of audio and the typed questions, and sends them
+  once the new connection is up;
+* the upstream loop owns the Gemini connection (google-genai SDK). It turns
+  server messages into browser messages, keeps the latest resumption handle,
+  runs tool calls, gates replies on the wake state, and closes transcript
+  lines, which are stored as they complete.
+
+When the provider says `goAway`, or the connection drops, the open transcript
+lines are stored, the old connection is closed and a new one is opened with
+the latest resumption handle (with backoff). If resuming is refused or keeps
+failing, a fresh session is opened and primed with the transcript so far.
+The browser's socket stays open throughout; it only sees `reconnecting` and
+then `connected`. Only a failure of the very first connection, or of every
+retry, ends the consultation with an error status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from google.genai import errors as genai_errors
+from google.genai import types
+from starlette.websockets import WebSocket
+
+from cara.clinical import tool as dose_tool
+from cara.config import Settings
+from cara.kit import gemini
+from cara.kit.gemini import provider_message
+from cara.live import messages as m
+from cara.live.profiles import ConsoleProfile, live_config
+from cara.live.transcript import (
+    Line,
+    LineAssembler,
+    TenantScope,
+    TranscriptWriter,
+    end_consultation,
+    start_consultation,
+)
+from cara.live.upstream import Upstream, open_upstream
+from cara.live.wake import WakeEvent, WakeState
+
+log = logging.getLogger("cara.live")
+
+# About ten seconds of microphone audio (8 chunks a second) is kept while reconnecting.
+PENDING_AUDIO_CHUNKS = 80
+PENDING_TEXTS = 10
+# A fresh session is primed with at most this much of the transcript (the latest lines).
+PRIMING_MAX_CHARS = 24_000
+PRIMING_INTRO = (
+    "The live connection was renewed. This is the transcript of the consultation so far, for context; "
+    "do not answer it, continue from where it ends.\n\n"
+)
+SPEAKER_LABELS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}
+# Close codes with which the provider refuses what was sent (policy, bad payload): retrying
+# the same handle cannot help.
+_REFUSAL_CODES = {1007, 1008}
+
+
+class BrowserGone(Exception):
+    """The browser's socket closed: the consultation ends."""
+
+
+class BrowserLink:
+    """The browser side of the relay: JSON text frames, one sender at a time."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+        self._lock = asyncio.Lock()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        try:
+            async with self._lock:
+                await self.websocket.send_text(text)
+        except Exception as exc:  # disconnects surface as several exception types
+            raise BrowserGone from exc
+
+    async def send_audio(self, data_base64: str, mime_type: str) -> None:
+        """Reply audio as it came (base64): no decode, no re-encode. The frame is written out
+        directly when the text needs no JSON escaping (always, for base64 and a PCM type)."""
+        if "-" in data_base64 or "_" in data_base64:
+            data_base64 = data_base64.translate(_URL_SAFE)  # browsers' atob() reads the standard alphabet
+        if _json_safe(data_base64) and _MIME.fullmatch(mime_type):
+            text = f'{{"type":"audio","data":"{data_base64}","mimeType":"{mime_type}"}}'
+        else:
+            text = json.dumps({"type": "audio", "data": data_base64, "mimeType": mime_type})
+        try:
+            async with self._lock:
+                await self.websocket.send_text(text)
+        except Exception as exc:
+            raise BrowserGone from exc
+
+    async def receive(self) -> str | bytes | None:
+        try:
+            message = await self.websocket.receive()
+        except Exception as exc:
+            raise BrowserGone from exc
+        if message["type"] == "websocket.disconnect":
+            raise BrowserGone
+        text: str | None = message.get("text")
+        return text if text is not None else message.get("bytes")
+
+
+@dataclass(frozen=True)
+class Ending:
+    """Why the relay ended the consultation itself (the browser's socket is closed with it)."""
+
+    code: int
+    message: str
+
+
+def _is_refusal(exc: BaseException) -> bool:
+    return isinstance(exc, genai_errors.APIError) and (
+        exc.code in _REFUSAL_CODES or isinstance(exc, genai_errors.ClientError)
+    )
+
+
+class LiveRelay:
+    def __init__(
+        self, browser: BrowserLink, profile: ConsoleProfile, scope: TenantScope, settings: Settings
+    ) -> None:
+        self.browser = browser
+        self.profile = profile
+        self.scope = scope
+        self.settings = settings
+        self.wake = WakeState(
+            wake_phrase_required=profile.wake_phrase_required, obeys_sleep=profile.obeys_sleep
+        )
+        self.lines = LineAssembler()
+        self.upstream: Upstream | None = None
+        self.handle: str | None = None
+        self.reconnects = 0
+        self.consultation_id: uuid.UUID | None = None
+        self._writer: TranscriptWriter | None = None
+        self._pending_audio: deque[str] = deque(maxlen=PENDING_AUDIO_CHUNKS)  # base64 chunks
+        self._pending_texts: deque[str] = deque(maxlen=PENDING_TEXTS)
+        self._unsent: list[Line] = []  # closed lines not yet shown to the browser
+        self._heard_from_upstream = False
+
+    # ------------------------------------------------------------ the consultation
+
+    async def run(self) -> Ending | None:
+        """Relay until the browser leaves (None) or the upstream cannot be (re)established."""
+        self.consultation_id = await asyncio.to_thread(
+            start_consultation, self.scope, self.profile.key, self.settings.gemini_live_model
+        )
+        self._writer = TranscriptWriter(self.scope, self.consultation_id)
+        log.info(
+            "live consultation started",
+            extra={"console": self.profile.key, "consultation": str(self.consultation_id)},
+        )
+        client = gemini.client()
+        upstream = asyncio.create_task(self._upstream_loop(client), name="live-upstream")
+        downstream = asyncio.create_task(self._browser_loop(), name="live-browser")
+        try:
+            await asyncio.wait({upstream, downstream}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (upstream, downstream):
+                task.cancel()
+            results = await asyncio.gather(upstream, downstream, return_exceptions=True)
+            self._store(self.lines.close_all())
+            await self._writer.close()
+            try:
+                await asyncio.to_thread(end_consultation, self.scope, self.consultation_id, self.reconnects)
+            except Exception as exc:  # the lines are stored; only the end time is missing
+                log.warning("could not close the consultation", extra={"error": type(exc).__name__})
+            await client.aio.aclose()
+            log.info(
+                "live consultation ended",
+                extra={
+                    "console": self.profile.key,
+                    "consultation": str(self.consultation_id),
+                    "reconnects": self.reconnects,
+                },
+            )
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(
+                result, BrowserGone | asyncio.CancelledError
+            ):
+                log.error("live relay failed", exc_info=result)
+        ending = results[0]
+        return ending if isinstance(ending, Ending) else None
+
+    # ------------------------------------------------------------ upstream
+
+    async def _upstream_loop(self, client: Any) -> Ending:
+        failures = 0
+        connected_once = False
+        while True:
+            handle = self.handle
+            prime = connected_once and handle is None
+            self._heard_from_upstream = False
+            opened = False
+            try:
+                config = live_config(
+                    self.profile, lab_name=self.settings.ai_lab_name, resumption_handle=handle
+                )
+                async with open_upstream(client, self.settings.gemini_live_model, config) as upstream:
+                    opened = True
+                    if prime:
+                        await self._prime(upstream)
+                    self.upstream = upstream
+                    await self.browser.send(
+                        m.status(
+                            "connected",
+                            m.CONNECTED,
+                            consultationId=str(self.consultation_id),
+                            console=self.profile.key,
+                            voice=self.profile.voice,
+                            awake=self.wake.awake,
+                            wakePhraseRequired=self.profile.wake_phrase_required,
+                            resumed=handle is not None,
+                            demo=self.settings.cara_demo_ai,
+                        )
+                    )
+                    connected_once = True
+                    await self._send_pending(upstream)
+                    await self._pump(upstream)
+                # goAway: the context above closed the old connection; resume now.
+                self.upstream = None
+                failures = 0
+                log.info(
+                    "live upstream going away; resuming", extra={"consultation": str(self.consultation_id)}
+                )
+            except (asyncio.CancelledError, BrowserGone):
+                raise
+            except Exception as exc:
+                self.upstream = None
+                message = provider_message(exc)
+                code = getattr(exc, "code", None)
+                log.warning(
+                    "live upstream failed",
+                    extra={
+                        "consultation": str(self.consultation_id),
+                        "error": type(exc).__name__,
+                        "code": code,
+                    },
+                )
+                if not connected_once:
+                    await self.browser.send(m.status("error", message, code="upstream"))
+                    return Ending(m.CLOSE_CODES["upstream"], message)
+                # A connection that worked for a while starts the count again; one that keeps
+                # failing at once uses up the attempts.
+                failures = 1 if self._heard_from_upstream else failures + 1
+                if handle is not None and not opened and (_is_refusal(exc) or failures >= 2):
+                    # The handle is refused or keeps failing: start afresh, primed with the transcript.
+                    self.handle = None
+                if failures > self.settings.live_reconnect_attempts:
+                    await self.browser.send(m.status("error", message, code="upstream"))
+                    return Ending(m.CLOSE_CODES["upstream"], message)
+                await self._before_reconnect()
+                await asyncio.sleep(self.settings.live_reconnect_backoff_seconds * 2 ** (failures - 1))
+                continue
+            await self._before_reconnect()
+
+    async def _before_reconnect(self) -> None:
+        # Nothing heard so far may wait on a connection that is gone.
+        self._store(self.lines.close_all())
+        await self._send_lines_closed()
+        self.reconnects += 1
+        await self.browser.send(m.status("reconnecting", m.RECONNECTING))
+
+    async def _prime(self, upstream: Upstream) -> None:
+        lines: list[str] = []
+        size = 0
+        for line in reversed(self.lines.lines):
+            text = f"{SPEAKER_LABELS.get(line.speaker, line.speaker)}: {line.text}"
+            size += len(text) + 1
+            if size > PRIMING_MAX_CHARS:
+                break
+            lines.append(text)
+        if lines:
+            await upstream.prime(PRIMING_INTRO + "\n".join(reversed(lines)))
+
+    async def _send_pending(self, upstream: Upstream) -> None:
+        while self._pending_audio:
+            await upstream.send_audio(self._pending_audio[0])
+            self._pending_audio.popleft()
+        while self._pending_texts:
+            await upstream.send_text(self._pending_texts[0])
+            self._pending_texts.popleft()
+
+    async def _pump(self, upstream: Upstream) -> None:
+        """Relay server messages until goAway (returns); a closed connection raises."""
+        while True:
+            message = await upstream.receive()
+            self._heard_from_upstream = True
+            if await self._on_server_message(upstream, message):
+                return
+
+    async def _on_server_message(self, upstream: Upstream, message: dict[str, Any]) -> bool:
+        """One server message (the wire's camelCase JSON); True on goAway."""
+        update = _object(message.get("sessionResumptionUpdate"))
+        if update.get("resumable") and isinstance(update.get("newHandle"), str) and update["newHandle"]:
+            self.handle = update["newHandle"]
+        if "goAway" in message:
+            return True
+        if "toolCall" in message:
+            await self._on_tool_call(upstream, _object(message["toolCall"]))
+        content = _object(message.get("serverContent"))
+        if not content:
+            return False
+        heard = _object(content.get("inputTranscription")).get("text")
+        if isinstance(heard, str) and heard:
+            await self._on_user_speech(heard)
+        if self.wake.awake:
+            for part in _object(content.get("modelTurn")).get("parts") or []:
+                blob = _object(_object(part).get("inlineData"))
+                mime, data = blob.get("mimeType"), blob.get("data")
+                if isinstance(mime, str) and mime.startswith("audio/") and isinstance(data, str) and data:
+                    await self.browser.send_audio(data, mime)
+            said = _object(content.get("outputTranscription")).get("text")
+            if isinstance(said, str) and said:
+                await self._fragment("assistant", said)
+        if content.get("interrupted"):
+            self._store(self.lines.close_all())
+            await self._send_lines_closed()
+            await self.browser.send({"type": "interrupted"})
+        if content.get("turnComplete"):
+            self._store(self.lines.close_all())
+            await self._send_lines_closed()
+            self.wake.end_of_turn()
+            await self.browser.send({"type": "turnComplete"})
+        return False
+
+    async def _on_user_speech(self, fragment: str) -> None:
+        await self._fragment("user", fragment)
+        for event in self.wake.hear(fragment):
+            await self._on_wake_event(event)
+
+    async def _on_wake_event(self, event: WakeEvent) -> None:
+        if event is WakeEvent.SLEPT:
+            # Go silent at once: stop what is playing and drop the rest of the reply.
+            self._store(self.lines.close("assistant"))
+            await self._send_lines_closed()
+            await self.browser.send({"type": "interrupted"})
+            await self.browser.send({"type": "wake", "awake": False, "message": m.ASLEEP})
+        else:
+            await self.browser.send({"type": "wake", "awake": True, "message": m.AWAKE})
+
+    async def _on_tool_call(self, upstream: Upstream, call: dict[str, Any]) -> None:
+        responses: list[types.FunctionResponse] = []
+        for function_call in call.get("functionCalls") or []:
+            function_call = _object(function_call)
+            name = str(function_call.get("name") or "")
+            if name == dose_tool.FUNCTION_NAME and self.profile.dose_constraint_tool:
+                args = function_call.get("args")
+                outcome = dose_tool.run(args if isinstance(args, dict) else None)
+                self._store(self.lines.whole("tool", outcome.transcript))
+                await self._send_lines_closed()
+                await self.browser.send({"type": "toolResult", "name": name, "result": outcome.response})
+                response = outcome.response
+            else:
+                response = {"error": f"Unknown function '{name}'."}
+            # The service always names its calls; an empty id still gets an answer.
+            call_id = str(function_call.get("id") or "")
+            responses.append(types.FunctionResponse(id=call_id, name=name, response=response))
+        if responses:
+            await upstream.send_tool_responses(responses)
+
+    # ------------------------------------------------------------ transcript
+
+    async def _fragment(self, speaker: str, fragment: str) -> None:
+        closed, interim = self.lines.add(speaker, fragment)
+        self._store(closed)
+        await self._send_lines_closed()
+        if interim is not None:
+            await self.browser.send(interim)
+
+    def _store(self, lines: list[Line]) -> None:
+        """Queue lines for storage and for the browser (sent by _send_lines_closed)."""
+        if not lines:
+            return
+        if self._writer is not None:
+            self._writer.put(lines)
+        self._unsent.extend(lines)
+
+    async def _send_lines_closed(self) -> None:
+        while self._unsent:
+            await self.browser.send(self._unsent.pop(0).as_message())
+
+    # ------------------------------------------------------------ browser
+
+    async def _browser_loop(self) -> None:
+        while True:
+            raw = await self.browser.receive()
+            try:
+                message = m.parse(raw)
+            except m.BadFrame as exc:
+                await self.browser.send(m.error(str(exc)))
+                continue
+            if isinstance(message, m.AudioIn):
+                await self._audio_up(message.data)
+            elif isinstance(message, m.VideoIn):
+                await self._video_up(message.data)
+            elif isinstance(message, m.TextIn):
+                await self._text_up(message.text)
+            elif isinstance(message, m.AudioStreamEndIn):
+                await self._stream_end_up()
+            else:
+                await self.browser.send(m.error("Already authenticated."))
+
+    async def _audio_up(self, data_base64: str) -> None:
+        upstream = self.upstream
+        if upstream is None:
+            self._pending_audio.append(data_base64)
+            return
+        try:
+            await upstream.send_audio(data_base64)
+        except Exception:
+            # The connection is going; the upstream loop reconnects and sends this then.
+            self._pending_audio.append(data_base64)
+
+    async def _text_up(self, text: str) -> None:
+        for event in self.wake.wake():
+            await self._on_wake_event(event)
+        self._store(self.lines.whole("user", text))
+        await self._send_lines_closed()
+        upstream = self.upstream
+        if upstream is None:
+            self._pending_texts.append(text)
+            return
+        try:
+            await upstream.send_text(text)
+        except Exception:
+            self._pending_texts.append(text)
+
+    # Video frames and stream ends are only worth sending live: while reconnecting they are dropped.
+
+    async def _video_up(self, jpeg: bytes) -> None:
+        upstream = self.upstream
+        if upstream is not None:
+            with contextlib.suppress(Exception):
+                await upstream.send_video(jpeg)
+
+    async def _stream_end_up(self) -> None:
+        upstream = self.upstream
+        if upstream is not None:
+            with contextlib.suppress(Exception):
+                await upstream.send_audio_stream_end()
+
+
+# Base64 of the URL-safe alphabet to the standard one (what browsers' atob() reads).
+_URL_SAFE = str.maketrans("-_", "+/")
+_MIME = re.compile(r"audio/[a-z0-9.+-]+(;[a-z]+=[0-9]+)?")
+
+
+def _json_safe(text: str) -> bool:
+    """True when `text` can stand between JSON quotes as it is (string scans in C: no regex
+    over 8 KB of audio)."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of a server message, or {} for anything else (absent, null, wrong type)."""
+    return value if isinstance(value, dict) else {}

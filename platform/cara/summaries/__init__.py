@@ -1,0 +1,1 @@
+"""Conversation summaries and report drafts (POST /api/summarize), generated on a worker."""

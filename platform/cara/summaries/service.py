@@ -1,0 +1,187 @@
+"""Summaries: the request waits for a worker that asks Gemini.
+
+The API process never holds a provider call for long: `request_summary`
+stores the job's input in Redis under a fresh id, sends the id to the
+`summaries.generate` actor, and waits (at most `SUMMARY_TIMEOUT_SECONDS`, 30 s
+as in spec §9) for the actor to push its result to a list named after the
+id. The transcript travels only through Redis keys that expire within
+minutes, never in the message itself (which Dramatiq may log), and is never
+logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from google.genai import types
+
+from cara.config import get_settings
+from cara.kit import gemini
+from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
+from cara.kit.redis import get_redis
+from cara.summaries.schemas import SummarizeRequest, TranscriptLineIn
+
+log = logging.getLogger("cara.summaries")
+
+NO_CONVERSATION = "No conversation recorded yet."
+TIMED_OUT = "Summary generation timed out. Please try again."
+UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."
+# The spec's request texts (§7, generic console).
+SUMMARY_REQUEST = "Generate a concise summary of the preceding conversation."
+REPORT_REQUEST = "Generate a report draft based on the preceding conversation"
+ACTOR = "summaries.generate"
+_PREFIX = "cara:summary:"
+_RESULT_TTL_SECONDS = 120
+
+
+class SummaryTimedOut(CaraError):
+    status_code = 504
+
+
+class SummaryFailed(CaraError):
+    """The provider answered with an error; its message is passed on."""
+
+    status_code = 502
+
+
+@dataclass(frozen=True)
+class SummaryJob:
+    kind: str
+    focus: str | None
+    transcript: str
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.kind, "focus": self.focus, "transcript": self.transcript})
+
+    @classmethod
+    def from_json(cls, raw: str) -> SummaryJob:
+        data: dict[str, Any] = json.loads(raw)
+        return cls(kind=str(data["kind"]), focus=data.get("focus"), transcript=str(data["transcript"]))
+
+
+LABELS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}
+
+
+def transcript_text(transcript: str | list[TranscriptLineIn] | None) -> str:
+    if isinstance(transcript, list):
+        return "\n".join(
+            f"{LABELS[line.speaker]}: {line.text.strip()}" for line in transcript if line.text.strip()
+        )
+    return (transcript or "").strip()
+
+
+def job_for(body: SummarizeRequest) -> SummaryJob:
+    text = transcript_text(body.transcript)
+    if not text:
+        raise ValidationFailed({"transcript": NO_CONVERSATION}, message=NO_CONVERSATION)
+    focus = body.focus.strip() if body.focus and body.focus.strip() else None
+    return SummaryJob(kind=body.kind, focus=focus if body.kind == "report" else None, transcript=text)
+
+
+def request_summary(job: SummaryJob) -> str:
+    """Hand the job to a worker and wait for its answer (raises on timeout or failure)."""
+    gemini.require_ai()
+    settings = get_settings()
+    request_id = uuid.uuid4().hex
+    timeout = settings.summary_timeout_seconds
+    client = get_redis()
+    try:
+        client.set(_PREFIX + request_id + ":input", job.to_json(), ex=int(timeout) + 60)
+        _send(request_id, max_age_ms=int(timeout * 1000))
+    except redis.RedisError as exc:
+        raise ServiceUnavailable(UNAVAILABLE) from exc
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            # The worker skips the job if it has not started it yet.
+            client.delete(_PREFIX + request_id + ":input")
+            raise SummaryTimedOut(TIMED_OUT)
+        try:
+            # Short waits: the shared client's socket timeout is 2 s.
+            popped = client.blpop([_PREFIX + request_id + ":result"], timeout=max(0.1, min(1.0, left)))
+        except redis.RedisError as exc:
+            raise ServiceUnavailable(UNAVAILABLE) from exc
+        if popped is not None:
+            result: dict[str, Any] = json.loads(popped[1])
+            if result.get("ok"):
+                return str(result["summary"])
+            raise SummaryFailed(
+                str(result.get("message") or "The AI service could not generate the summary.")
+            )
+
+
+def _send(request_id: str, *, max_age_ms: int) -> None:
+    from workers.registry import broker  # the registry declares every actor
+
+    broker.get_actor(ACTOR).send_with_options(kwargs={"request_id": request_id}, max_age=max_age_ms)
+
+
+# ------------------------------------------------------------------ on the worker
+
+
+def system_instruction() -> str:
+    lab = get_settings().ai_lab_name
+    return (
+        f"You are Cara, a clinical documentation assistant developed by {lab}. You turn the transcript of a "
+        "conversation between a clinician and the Cara assistant into a summary or a report draft for the "
+        "clinician to review. Use only what the transcript says: do not add findings, doses, diagnoses or "
+        "recommendations that are not in it, and say when something important is unclear or missing. Write "
+        "plain text with short headed sections. The text is a draft: the clinician edits and signs it."
+    )
+
+
+def prompt(job: SummaryJob) -> str:
+    if job.kind == "report":
+        return REPORT_REQUEST + (f" focusing on: {job.focus}" if job.focus else "") + "."
+    return SUMMARY_REQUEST
+
+
+def generate(job: SummaryJob) -> str:
+    """Ask Gemini (generateContent) for the summary; runs on the worker."""
+    client = gemini.client()
+    try:
+        response = client.models.generate_content(
+            model=get_settings().gemini_text_model,
+            contents=[
+                types.Content(
+                    role="user",
+                    parts=[
+                        types.Part(text=f"Transcript of the conversation:\n\n{job.transcript}"),
+                        types.Part(text=prompt(job)),
+                    ],
+                )
+            ],
+            config=types.GenerateContentConfig(system_instruction=system_instruction(), temperature=0.2),
+        )
+    finally:
+        client.close()
+    text = (response.text or "").strip()
+    if not text:
+        raise ValueError("empty answer")
+    return text
+
+
+def run_job(request_id: str) -> None:
+    """The actor's work: read the input, generate, push the result for the waiting request."""
+    client = get_redis()
+    raw = client.getdel(_PREFIX + request_id + ":input")
+    if raw is None:
+        return  # the request gave up (timeout) or the job already ran
+    result: dict[str, Any]
+    try:
+        result = {"ok": True, "summary": generate(SummaryJob.from_json(raw))}
+    except Exception as exc:
+        # The type only: the message of a provider error may quote the transcript.
+        log.warning("summary generation failed", extra={"error": type(exc).__name__})
+        message = gemini.provider_message(exc)
+        result = {"ok": False, "message": f"The AI service could not generate the summary: {message}"}
+    key = _PREFIX + request_id + ":result"
+    client.rpush(key, json.dumps(result))
+    client.expire(key, _RESULT_TTL_SECONDS)

@@ -1,0 +1,132 @@
+"""A real server for the live socket, and a scripted 'browser' that talks to it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+import uvicorn
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from tests.factories import doctor_payload, hospital_payload, signup
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(scope="session")
+def live_server(app: Any) -> Iterator[str]:
+    """The app on uvicorn in a thread: real sockets between 'browser', relay and double."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="live-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not (server.started and server.servers):
+        assert time.monotonic() < deadline and thread.is_alive(), "the API server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"ws://127.0.0.1:{port}/api/live"
+    server.should_exit = True
+    thread.join(10)
+
+
+class Browser:
+    """What the web console does on the socket, with timeouts instead of hangs."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        self._stack = contextlib.ExitStack()
+        self.ws: ClientConnection = self._stack.enter_context(
+            connect(url, open_timeout=5, max_size=16 * 1024 * 1024)
+        )
+        self.seen: list[Json] = []
+        if token is not None:
+            self.send({"type": "auth", "token": token})
+
+    def send(self, message: Json) -> None:
+        self.ws.send(json.dumps(message))
+
+    def send_raw(self, data: str | bytes) -> None:
+        self.ws.send(data)
+
+    def recv(self, timeout: float = 5.0) -> Json:
+        message: Json = json.loads(self.ws.recv(timeout=timeout))
+        self.seen.append(message)
+        return message
+
+    def until(self, predicate: Callable[[Json], bool], timeout: float = 5.0) -> Json:
+        """Read until a message matches (earlier ones stay in `seen`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no matching message; seen: {[m.get('type') for m in self.seen]}")
+            message = self.recv(left)
+            if predicate(message):
+                return message
+
+    def status(self, state: str, timeout: float = 5.0) -> Json:
+        return self.until(lambda m: m.get("type") == "status" and m.get("state") == state, timeout)
+
+    def closed(self, timeout: float = 5.0) -> tuple[int | None, str]:
+        """Read until the server closes; returns the close code and reason."""
+        try:
+            while True:
+                self.recv(timeout)
+        except ConnectionClosed as closed:
+            frame = closed.rcvd
+            return (frame.code, frame.reason) if frame else (None, "")
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture
+def browsers() -> Iterator[list[Browser]]:
+    opened: list[Browser] = []
+    yield opened
+    for browser in opened:
+        browser.close()
+
+
+@pytest.fixture
+def open_console(live_server: str, browsers: list[Browser]) -> Callable[..., Browser]:
+    def open_(token: str | None, console: str | None = None) -> Browser:
+        url = live_server + (f"?{urlencode({'specialty': console})}" if console else "")
+        browser = Browser(url, token)
+        browsers.append(browser)
+        return browser
+
+    return open_
+
+
+def doctor_token(client: Any, specialty: str = "Cardiologist", **overrides: Any) -> str:
+    token: str = signup(client, doctor_payload(specialty=specialty, **overrides))["token"]
+    return token
+
+
+def hospital_doctor_token(client: Any, specialty: str = "Radiotherapist") -> tuple[str, str]:
+    """A doctor of a subscribed hospital (lives in the hospital's schema); returns (token, schema)."""
+    from cara.auth import tokens
+    from tests.cara.console.seed import subscribe
+
+    hospital_body = hospital_payload()
+    hospital = signup(client, hospital_body)
+    subscribe(hospital_body["email"], "hospital-bronze")  # its doctors may use the assistant
+    doctor = signup(
+        client, doctor_payload(specialty=specialty, isHospitalCreated=True), token=hospital["token"]
+    )
+    claims = tokens.decode(doctor["token"])
+    assert claims is not None and claims.tenant_schema and claims.tenant_schema.startswith("hospital_")
+    return doctor["token"], claims.tenant_schema
+
+
+@pytest.fixture(autouse=True)
+def _assistant_needs_a_subscription(doctors_on_trial: None) -> None:
+    """The assistant is gated on the subscription; the doctors here are on trial."""

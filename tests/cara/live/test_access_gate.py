@@ -1,0 +1,55 @@
+"""The assistant is refused to doctors without a subscription (spec §6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cara.config import get_settings
+from cara.live.access import NEEDS_SUBSCRIPTION
+from tests.cara.console.seed import subscribe
+from tests.factories import auth, doctor_payload, hospital_payload, signup
+
+
+@pytest.fixture
+def no_trial(monkeypatch: Any) -> None:
+    monkeypatch.setattr(get_settings(), "trial_days", 0)
+
+
+def test_doctor_without_subscription_is_refused_until_subscribed(client: Any, no_trial: None) -> None:
+    body = doctor_payload(specialty="Radiotherapist")
+    token = signup(client, body)["token"]
+    r = client.post("/api/summarize", json={"transcript": "Patient stable."}, headers=auth(token))
+    assert r.status_code == 403
+    assert r.json()["message"] == NEEDS_SUBSCRIPTION
+    r = client.post("/api/radiotherapy-chat/messages", json={"message": "Hi"}, headers=auth(token))
+    assert r.status_code == 403
+
+    subscribe(body["email"], "doctor-basic")
+    r = client.post("/api/summarize", json={"transcript": ""}, headers=auth(token))
+    assert r.status_code != 403  # now past the gate (the empty transcript is its own 4xx)
+
+
+def test_hospital_doctor_needs_the_hospital_subscription(client: Any, no_trial: None) -> None:
+    hospital = signup(client, hospital_payload())
+    doctor = signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+    r = client.post("/api/summarize", json={"transcript": "x"}, headers=auth(doctor["token"]))
+    assert r.status_code == 403
+    assert r.json()["message"] == NEEDS_SUBSCRIPTION
+
+
+def test_live_socket_refuses_an_unsubscribed_doctor(live_server: str, client: Any, no_trial: None) -> None:
+    from tests.cara.live.conftest import Browser
+
+    token = signup(client, doctor_payload())["token"]
+    browser = Browser(f"{live_server}?specialty=radiologist", token)
+    try:
+        status = browser.recv()
+        while status.get("state") not in ("error", "connected"):
+            status = browser.recv()
+        assert status["state"] == "error"
+        assert status["code"] == "forbidden"
+        assert status["message"] == NEEDS_SUBSCRIPTION
+    finally:
+        browser.close()

@@ -1,0 +1,100 @@
+"""The Gemini double as a scripted demo peer: `python -m cara.doubles.gemini` and `./ops/dev --demo-ai`."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cara.config import get_settings
+from cara.doubles.gemini import DemoPeer, GeminiDouble
+from cara.kit import gemini as gemini_clients
+from tests.cara.live.conftest import Browser, doctor_token
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_demo_peer_answers_speech_through_the_relay(
+    client: Any, gemini: GeminiDouble, open_console: Callable[..., Browser]
+) -> None:
+    gemini.behaviour = DemoPeer()
+    browser = open_console(doctor_token(client, "Radiologist"))
+    browser.status("connected")
+    second = base64.b64encode(b"\x00\x01" * 16_000).decode()  # one second of 16 kHz audio
+    browser.send({"type": "audio", "data": second})
+    browser.send({"type": "audio", "data": second})
+    browser.until(lambda m: m.get("type") == "wake" and m["awake"] is True)
+    audio = browser.until(lambda m: m.get("type") == "audio")
+    assert len(base64.b64decode(audio["data"])) > 0
+    line = browser.until(lambda m: m.get("type") == "transcript" and m["final"] and m["speaker"] != "user")
+    assert "No AI model is connected" in line["text"]
+
+
+def test_demo_peer_calls_the_dose_tool_when_asked(
+    client: Any, gemini: GeminiDouble, open_console: Callable[..., Browser]
+) -> None:
+    gemini.behaviour = DemoPeer()
+    browser = open_console(doctor_token(client, "Radiotherapist"))
+    browser.status("connected")
+    browser.send({"type": "text", "text": "Check the cord dose please"})
+    result = browser.until(lambda m: m.get("type") == "toolResult")
+    assert result["result"]["eqd2Gy"] == 36.0
+    browser.until(lambda m: m.get("type") == "transcript" and "tool's answer" in m.get("text", ""))
+
+
+def test_command_line_peer(tmp_path: Path, monkeypatch: Any) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cara.doubles.gemini", "--port", "0", "--tls-dir", str(tmp_path)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        settings: dict[str, str] = {}
+        for line in process.stdout:
+            if "=" in line:
+                key, _, value = line.strip().partition("=")
+                settings[key] = value
+            if len(settings) == 3:
+                break
+        assert settings["GEMINI_CA_FILE"] == str(tmp_path / "ca.pem")
+        cara = get_settings()
+        monkeypatch.setattr(cara, "gemini_api_key", settings["GEMINI_API_KEY"])
+        monkeypatch.setattr(cara, "gemini_base_url", settings["GEMINI_BASE_URL"])
+        monkeypatch.setattr(cara, "gemini_ca_file", settings["GEMINI_CA_FILE"])
+
+        async def exchange() -> str:
+            client = gemini_clients.client()
+            contents = "Clinician: hello\nCara: hi"
+            reply = await client.aio.models.generate_content(model="any", contents=contents)
+            await client.aio.aclose()
+            return reply.text or ""
+
+        assert asyncio.run(exchange()).startswith("Demo summary (no AI model is connected)")
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_ops_dev_demo_ai_points_the_stack_at_the_demo_peer(tmp_path: Path, monkeypatch: Any) -> None:
+    from cara.devstack import __main__ as devstack
+
+    monkeypatch.setattr(devstack, "DATA_DIR", tmp_path)
+    env = {"GEMINI_API_KEY": "a-real-key"}
+    command = devstack._demo_ai(env)
+    assert env["GEMINI_API_KEY"] != "a-real-key"  # --demo-ai means the demo peer, even with a key set
+    assert env["GEMINI_BASE_URL"].startswith("https://127.0.0.1:")
+    assert Path(env["GEMINI_CA_FILE"]) == tmp_path / "gemini-double" / "ca.pem"
+    assert (tmp_path / "gemini-double" / "server.pem").exists()
+    port = env["GEMINI_BASE_URL"].rsplit(":", 1)[1]
+    assert command == [
+        "cara.doubles.gemini", "--port", port, "--tls-dir", str(tmp_path / "gemini-double"), "--reuse-tls"
+    ]  # fmt: skip

@@ -1,0 +1,362 @@
+// The live assistant consoles and the radiotherapy chat in Chromium with fake
+// media devices, against the real API, relay and worker, with the project's
+// Gemini double as the AI service. Run by tests/e2e/test_web_consoles.py,
+// which also sets:
+//
+//   PLAIN_BASE_URL  an API server without a provider key ('not configured')
+//   CONTROL_URL     the double's control endpoints (script it, read what it received)
+//   CHROMIUM_ARGS   JSON list of extra switches (fake microphone and camera)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { assertAccessible, BASE_URL, FIXTURES, openBrowser, screenshot, signInAs, TIMEOUT, url } from './lib.mjs';
+
+const PLAIN_BASE_URL = (process.env.PLAIN_BASE_URL ?? '').replace(/\/+$/, '');
+const CONTROL_URL = (process.env.CONTROL_URL ?? '').replace(/\/+$/, '');
+const MEDIA_ARGS = JSON.parse(process.env.CHROMIUM_ARGS ?? '[]');
+
+const control = async (path, body) => {
+    const response = await fetch(`${CONTROL_URL}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload = await response.json();
+    assert.equal(response.status, 200, `control ${path}: ${JSON.stringify(payload)}`);
+    return payload;
+};
+const sessions = () => control('/sessions');
+/** Sends a server message (Gemini's wire JSON) on the double's `index`-th Live connection. */
+const serverSays = (message, index = 0) => control(`/sessions/${index}/send`, { message });
+
+const waitFor = async (check, message, timeout = TIMEOUT) => {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+        last = await check();
+        if (last) return last;
+        await new Promise(resolve => setTimeout(resolve, 150));
+    }
+    throw new Error(`timed out: ${message} (last: ${JSON.stringify(last)})`);
+};
+
+const consoleData = (page, name) =>
+    page.evaluate(key => document.querySelector('[data-testid="live-console"]')?.dataset[key] ?? null, name);
+const waitForData = (page, name, predicate, message, timeout) =>
+    waitFor(async () => {
+        const value = await consoleData(page, name);
+        return predicate(value) ? value || true : false;
+    }, message, timeout);
+
+const statusIs = (page, text) => page.getByTestId('console-status').filter({ hasText: text }).waitFor();
+const button = (page, name) => page.getByRole('button', { name, exact: true });
+
+describe('live assistant consoles', () => {
+    let browser;
+    let page;
+    const pageLog = [];
+    const requested = []; // paths the page fetched (the sound effects)
+
+    before(async () => {
+        assert.ok(CONTROL_URL && PLAIN_BASE_URL, 'run through tests/e2e/test_web_consoles.py');
+        browser = await openBrowser({ args: MEDIA_ARGS });
+        page = browser.page;
+        // The page's warnings and errors, printed at the end to explain a failure.
+        page.on('console', message => {
+            if (['error', 'warning'].includes(message.type())) pageLog.push(`${message.type()}: ${message.text()}`);
+        });
+        page.on('request', request => requested.push(new URL(request.url()).pathname));
+        // Grant the fake devices to the app's origin (the switch answers the prompts too).
+        await browser.context.grantPermissions(['microphone', 'camera'], { origin: BASE_URL });
+    });
+    after(async () => {
+        if (pageLog.length) console.log(`page console:\n  ${pageLog.join('\n  ')}`);
+        assert.deepEqual(browser.pageErrors, [], 'uncaught errors in the page');
+        await browser.close();
+    });
+
+    it('shows the console before connecting: status, tooltips, demo badge, accessible', async () => {
+        await control('/reset', {});
+        await signInAs(page, FIXTURES.radiologist, 'doctor', '/radiologist');
+        await page.getByRole('heading', { level: 1, name: 'Radiology Assistant' }).waitFor();
+        await statusIs(page, 'Click to connect to Cara');
+        const connect = button(page, 'Connect to Cara');
+        assert.equal(await connect.getAttribute('title'), 'Connect to Cara');
+        // The server runs with the demo flag: the badge says replies are not from a model.
+        await page.getByTestId('demo-badge').filter({ hasText: 'Demo mode' }).waitFor();
+        // The dark console (spec §2).
+        const background = await page.getByTestId('live-console').evaluate(el => getComputedStyle(el).backgroundColor);
+        assert.equal(background, 'rgb(13, 20, 34)');
+        await page.getByText('No transcriptions yet. Click the microphone to start speaking.').waitFor();
+        for (const sound of ['connect', 'disconnect', 'error']) {
+            const response = await fetch(url(`/sounds/${sound}.wav`));
+            assert.equal(response.status, 200, sound);
+            assert.match(response.headers.get('content-type') ?? '', /^audio\//, sound);
+        }
+        for (const name of ['Mute microphone', 'Transcription panel', 'Summary panel', 'Camera', 'Screen sharing']) {
+            assert.equal(await button(page, name).getAttribute('aria-pressed'), 'false', name);
+        }
+        await assertAccessible(page, 'radiology console, disconnected');
+    });
+
+    it('connects: microphone audio reaches the assistant, its voice plays, transcripts and wake state show', async () => {
+        // Every status text the line shows, in order.
+        await page.evaluate(() => {
+            const status = document.querySelector('[data-testid="console-status"]');
+            window.statusTexts = [status.textContent];
+            new MutationObserver(() => window.statusTexts.push(status.textContent)).observe(status, {
+                childList: true,
+                characterData: true,
+                subtree: true,
+            });
+        });
+        await button(page, 'Connect to Cara').click();
+        await statusIs(page, 'Connected to Cara. You can now give voice commands.');
+        assert.deepEqual(await page.evaluate(() => window.statusTexts), [
+            'Click to connect to Cara',
+            'Attempting to connect to Cara...',
+            'Connected to Cara. You can now give voice commands.',
+        ]);
+        await waitFor(() => requested.includes('/sounds/connect.wav'), 'the connect sound');
+        assert.equal(await button(page, 'Disconnect from Cara').getAttribute('title'), 'Disconnect from Cara');
+        // Specialty consoles start asleep until 'Hey Cara'.
+        await page.getByTestId('wake-status').filter({ hasText: "Cara is asleep. Say 'Hey Cara' to wake her." }).waitFor();
+        const [session] = await waitFor(async () => (await sessions()).length && sessions(), 'a Live session opened');
+        assert.equal(session.voice, 'Zephyr', 'the radiology voice');
+
+        // The fake microphone, captured by the AudioWorklet, arrives upstream (about 8 chunks a second).
+        await waitForData(page, 'audioChunks', v => Number(v) >= 8, 'the page sent 8 audio chunks');
+        await waitFor(async () => (await sessions())[0].audioChunks >= 8, 'the double received 8 audio chunks');
+
+        // The service hears the wake phrase (input transcription): Cara wakes up.
+        await serverSays({ serverContent: { inputTranscription: { text: 'Hey Cara, please review this chest X-ray.' } } });
+        await page.getByTestId('wake-status').filter({ hasText: 'Cara is listening.' }).waitFor();
+
+        // Its reply: 24 kHz audio, scheduled for playback.
+        await control('/sessions/0/audio', { seconds: 0.6 });
+        await waitForData(page, 'playbackBuffers', v => Number(v) >= 3, 'three reply buffers scheduled');
+        await serverSays({ serverContent: { outputTranscription: { text: 'The lungs are clear; no pneumothorax.' } } });
+        await serverSays({ serverContent: { turnComplete: true } });
+
+        const voice = page.getByTestId('voice-panel');
+        await voice.locator('[data-speaker="user"]').filter({ hasText: 'please review this chest X-ray' }).waitFor();
+        await voice.locator('[data-speaker="assistant"]').filter({ hasText: 'The lungs are clear' }).waitFor();
+        await screenshot(page, 'console-radiologist-connected');
+    });
+
+    it('mutes and unmutes the microphone', async () => {
+        await button(page, 'Mute microphone').click();
+        assert.equal(await button(page, 'Mute microphone').getAttribute('aria-pressed'), 'true');
+        assert.equal(await button(page, 'Mute microphone').getAttribute('title'), 'Unmute microphone');
+        await new Promise(resolve => setTimeout(resolve, 400)); // chunks already in flight
+        const muted = Number(await consoleData(page, 'audioChunks'));
+        await new Promise(resolve => setTimeout(resolve, 1200));
+        assert.equal(Number(await consoleData(page, 'audioChunks')), muted, 'no audio is sent while muted');
+        await button(page, 'Mute microphone').click();
+        await waitForData(page, 'audioChunks', v => Number(v) >= muted + 4, 'audio flows again after unmuting');
+    });
+
+    it('stops the assistant voice at once on interruption (barge-in)', async () => {
+        await control('/sessions/0/audio', { seconds: 3 });
+        await waitForData(page, 'playing', v => v === 'true', 'the reply is playing');
+        await serverSays({ serverContent: { interrupted: true } });
+        await waitForData(page, 'playing', v => v === 'false', 'playback stopped', 1000);
+    });
+
+    it('shows the transcription panel with times and speakers; it closes 5 s after the last mouse movement', async () => {
+        const toggle = button(page, 'Transcription panel');
+        await toggle.click();
+        const panel = page.getByTestId('transcription-panel');
+        await panel.waitFor();
+        assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+        const lines = panel.locator('li[data-final="true"]');
+        await waitFor(async () => (await lines.count()) >= 2, 'two finished lines');
+        const first = lines.first();
+        assert.match(await first.locator('time').textContent(), /\d{1,2}:\d{2}:\d{2}/);
+        assert.equal(await first.locator('.transcript-speaker').textContent(), 'You');
+        assert.match(await lines.nth(1).textContent(), /Cara.*The lungs are clear/);
+        await screenshot(page, 'console-transcription-panel');
+
+        // Mouse movement over the panel restarts the 5 s countdown...
+        await new Promise(resolve => setTimeout(resolve, 3000));
+        const box = await panel.boundingBox();
+        await page.mouse.move(box.x + box.width / 2, box.y + 20, { steps: 3 });
+        await new Promise(resolve => setTimeout(resolve, 3000));
+        assert.ok(await panel.isVisible(), 'still open 6 s after opening: the mouse moved over it');
+        // ...and without it the panel closes.
+        await page.mouse.move(5, 5);
+        await panel.waitFor({ state: 'hidden', timeout: 7000 });
+        assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    });
+
+    it('generates a summary and a report draft through the worker, and reports a timeout', async () => {
+        await button(page, 'Summary panel').click();
+        const panel = page.getByTestId('summary-panel');
+        await panel.waitFor();
+        await panel.getByText('No summary generated yet.').waitFor();
+        await button(panel, 'Generate Summary').click();
+        await page.getByTestId('console-toast').filter({ hasText: 'Summary request sent.' }).waitFor();
+        const summary = panel.getByTestId('summary-result');
+        await summary.and(page.locator('[data-status="done"]')).waitFor({ timeout: 15_000 });
+        assert.match(await summary.textContent(), /Draft — AI-assisted.*\[Gemini double\]/s);
+        await button(panel, 'Generate New Summary').waitFor();
+        let asked = await control('/generate-requests');
+        assert.ok(asked.some(r => r.text.includes('chest X-ray')), 'the transcript went to the model');
+
+        await panel.getByLabel('Focus topic (optional)').fill('pleural effusion');
+        await button(panel, 'Generate Report Draft').click();
+        await page.getByTestId('console-toast').filter({ hasText: 'Report draft request sent.' }).waitFor();
+        const report = panel.getByTestId('report-result');
+        await report.and(page.locator('[data-status="done"]')).waitFor({ timeout: 15_000 });
+        asked = await control('/generate-requests');
+        assert.ok(asked.some(r => r.text.includes('pleural effusion')), 'the focus topic went to the model');
+        await screenshot(page, 'console-summary-panel');
+
+        // The model takes longer than the server waits (6 s in this run): spec §8's message.
+        await control('/generate-delay', { seconds: 9 });
+        await button(panel, 'Generate New Summary').click();
+        await panel.getByText('Generating summary...', { exact: true }).first().waitFor();
+        await summary.and(page.locator('[data-status="error"]')).waitFor({ timeout: 15_000 });
+        assert.equal(
+            (await summary.textContent()).trim(),
+            'Summary generation timed out. Please try again.',
+        );
+        await page.getByTestId('console-toast').filter({ hasText: 'Failed to send summary request.' }).waitFor();
+        await control('/generate-delay', { seconds: 0 });
+
+        // The model fails: the server's message, prefixed as spec §8 says.
+        await control('/generate-error', { status: 500, code: 'INTERNAL', message: 'Internal error encountered.' });
+        await button(panel, 'Generate Summary').click(); // the failed request cleared the old summary
+        await summary.and(page.locator('[data-status="error"]')).waitFor({ timeout: 15_000 });
+        assert.match((await summary.textContent()).trim(), /^Error: .*Internal error encountered\.$/);
+        await assertAccessible(page, 'radiology console, connected, summary panel open');
+    });
+
+    it('sends camera frames and typed questions, then disconnects', async () => {
+        const camera = button(page, 'Camera');
+        await camera.click();
+        await page.getByTestId('console-video').waitFor();
+        assert.equal(await camera.getAttribute('aria-pressed'), 'true');
+        await waitForData(page, 'videoFrames', v => Number(v) >= 1, 'a JPEG frame sent', 8000);
+        await waitFor(async () => (await sessions())[0].videoFrames >= 1, 'the double received a video frame');
+        await camera.click();
+        await page.getByTestId('console-video').waitFor({ state: 'hidden' });
+
+        await page.getByPlaceholder('Type a question for Cara').fill('Is the heart size normal?');
+        await button(page, 'Send question').click();
+        await waitFor(async () => (await sessions())[0].texts.includes('Is the heart size normal?'), 'the typed question');
+        await page.getByTestId('voice-panel').locator('[data-speaker="user"]').filter({ hasText: 'heart size' }).waitFor();
+
+        await button(page, 'Disconnect from Cara').click();
+        await statusIs(page, 'Click to connect to Cara');
+        await waitFor(() => requested.includes('/sounds/disconnect.wav'), 'the disconnect sound');
+        await waitFor(async () => (await sessions())[0].closed, 'the upstream connection closed');
+    });
+
+    it("shows the service's refusal as 'Connection failed: {message}'", async () => {
+        await control('/reset', {});
+        const reason = 'models/gemini-live-test is not found for API version v1beta.';
+        await control('/refuse-next-setup', { code: 1008, reason });
+        await button(page, 'Connect to Cara').click();
+        await statusIs(page, `Connection failed: ${reason}`);
+        await button(page, 'Connect to Cara').waitFor();
+        await waitFor(() => requested.includes('/sounds/error.wav'), 'the failure sound');
+        // A new consultation starts without the previous one's summary (spec §4).
+        await page.getByTestId('summary-panel').getByText('No summary generated yet.').waitFor();
+        await screenshot(page, 'console-connection-failed');
+    });
+
+    it('reads right to left in Arabic', async () => {
+        await page.evaluate(() => localStorage.setItem('locale', 'ar'));
+        await page.goto(url('/radiologist'));
+        await page.getByTestId('console-status').filter({ hasText: 'انقر للاتصال بـ Cara' }).waitFor();
+        assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
+        await page.getByRole('heading', { level: 1, name: 'مساعد الأشعة' }).waitFor();
+        await screenshot(page, 'console-radiologist-ar');
+        await page.evaluate(() => localStorage.setItem('locale', 'en'));
+    });
+
+    it('says clearly when the AI service is not configured', async () => {
+        const login = await fetch(`${PLAIN_BASE_URL}/api/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: FIXTURES.radiologist.email, password: FIXTURES.radiologist.password, role: 'doctor' }),
+        });
+        assert.equal(login.status, 200);
+        const { token, user } = await login.json();
+        await page.goto(`${PLAIN_BASE_URL}/privacy-policy`);
+        await page.evaluate(
+            ({ token, user }) => {
+                localStorage.setItem('token', token);
+                localStorage.setItem('user', JSON.stringify(user));
+            },
+            { token, user },
+        );
+        await page.goto(`${PLAIN_BASE_URL}/radiologist`);
+        await page
+            .getByTestId('not-configured')
+            .filter({ hasText: 'The AI service is not configured. Please contact your administrator.' })
+            .waitFor();
+        assert.ok(await button(page, 'Connect to Cara').isDisabled(), 'nothing to connect to');
+        assert.equal(await page.getByTestId('demo-badge').count(), 0);
+        await screenshot(page, 'console-not-configured');
+        await assertAccessible(page, 'console, AI not configured');
+    });
+});
+
+describe('radiotherapy chat', () => {
+    let browser;
+    let page;
+
+    before(async () => {
+        browser = await openBrowser();
+        page = browser.page;
+    });
+    after(async () => {
+        assert.deepEqual(browser.pageErrors, [], 'uncaught errors in the page');
+        await browser.close();
+    });
+
+    it('asks a question and shows the answer', async () => {
+        await control('/reset', {});
+        await signInAs(page, FIXTURES.radiotherapist, 'doctor', '/radiotherapist-chat');
+        await page.getByRole('heading', { level: 1, name: 'Radiotherapy Chat Assistant' }).waitFor();
+        const input = page.getByPlaceholder('Type your question...');
+        const send = button(page, 'Send');
+        assert.ok(await send.isDisabled(), 'Send is disabled while empty');
+        await input.fill('   ');
+        assert.ok(await send.isDisabled(), 'blank text does not count');
+
+        await control('/generate-delay', { seconds: 1.5 }); // long enough to see the wait
+        await input.fill('What is the QUANTEC spinal cord Dmax limit for 30 Gy in 10 fractions?');
+        await input.press('Enter');
+        await page.getByTestId('chat-thinking').waitFor();
+        assert.ok(await send.isDisabled(), 'Send is disabled while waiting');
+        const answer = page.locator('li[data-sender="assistant"]').filter({ hasText: '[Gemini double]' });
+        await answer.waitFor();
+        assert.equal(await answer.locator('.chat-sender').textContent(), 'Assistant');
+        const question = page.locator('li[data-sender="user"]');
+        assert.equal(await question.count(), 1);
+        assert.equal(await question.locator('.chat-sender').textContent(), 'User');
+        assert.match(await question.textContent(), /spinal cord Dmax/);
+        assert.equal(await input.inputValue(), '');
+        const asked = await control('/generate-requests');
+        assert.ok(asked.some(r => r.text.includes('spinal cord Dmax')), 'the question went to the model');
+        await control('/generate-delay', { seconds: 0 });
+
+        // A failed answer: the server's message, and the question is kept to send again.
+        await control('/generate-error', { status: 500, code: 'INTERNAL', message: 'Internal error encountered.' });
+        await input.fill('And for 8 Gy in one fraction?');
+        await input.press('Enter');
+        await page.getByTestId('chat-error').filter({ hasText: 'Internal error encountered.' }).waitFor();
+        assert.equal(await input.inputValue(), 'And for 8 Gy in one fraction?');
+        assert.equal(await page.locator('li[data-sender="user"]').count(), 1);
+
+        // A follow-up continues the same server-side conversation.
+        await input.fill('And for 8 Gy in one fraction?');
+        await send.click();
+        await waitFor(async () => (await page.locator('li[data-sender="assistant"]').count()) === 2, 'second answer');
+        await assertAccessible(page, 'radiotherapy chat');
+        await screenshot(page, 'radiotherapy-chat');
+    });
+});

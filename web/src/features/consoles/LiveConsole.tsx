@@ -1,0 +1,357 @@
+/**
+ * A live assistant console (spec §2 "Assistant console screens"). This is
+ * the generic console; each specialty route renders it with its profile
+ * (consoles.ts), and the server builds the assistant from the console's name.
+ *
+ * What happens where:
+ * - the socket, its states and the transcript: live/useLiveSession.ts;
+ * - microphone (AudioWorklet, 16 kHz PCM16, 2048-sample chunks):
+ *   audio/microphone.ts, started while connected and not muted;
+ * - the assistant's voice (24 kHz, gapless, 0.1 s fade on `interrupted`):
+ *   audio/playback.ts; one AudioContext, created on the Connect click so
+ *   the browser's autoplay rules allow it;
+ * - camera or screen share and a JPEG frame every 2 s: video/useVideoSource.ts.
+ *
+ * The root element carries data attributes for the browser tests (state,
+ * audio chunks sent, playback buffers scheduled, video frames sent).
+ */
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Alert } from '../../components/ui/Alert';
+import { paths } from '../../config/paths';
+import { sessionStore } from '../../lib/session/storage';
+import { useLiveStatus, type SummaryLine } from './api';
+import { createLevel } from './audio/level';
+import { CaptureError, startMicrophone, MIC_FAILED } from './audio/microphone';
+import { bytesToBase64, int16ToBytes } from './audio/pcm';
+import { PcmPlayer } from './audio/playback';
+import { playSound } from './audio/sounds';
+import { ConsoleToasts } from './components/ConsoleToasts';
+import { ControlTray } from './components/ControlTray';
+import { LevelBox } from './components/LevelMeter';
+import { SummaryPanel } from './components/SummaryPanel';
+import { TranscriptionPanel } from './components/TranscriptionPanel';
+import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
+import type { ConsoleProfile } from './consoles';
+import { useLiveSession } from './live/useLiveSession';
+import { grabFrame, useVideoSource, videoSupport, FRAME_INTERVAL_MS, type VideoKind } from './video/useVideoSource';
+
+const NOT_CONFIGURED = 'The AI service is not configured. Please contact your administrator.';
+
+interface AudioEngine {
+    context: AudioContext;
+    player: PcmPlayer;
+}
+
+export const LiveConsole = ({ profile }: { profile: ConsoleProfile }) => (
+    <ConsoleToasts>
+        <ConsoleScreen profile={profile} />
+    </ConsoleToasts>
+);
+
+const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
+    const { t } = useTranslation('consoles');
+    const liveStatus = useLiveStatus();
+    const root = useRef<HTMLElement>(null);
+    const engine = useRef<AudioEngine | null>(null);
+    const counters = useRef({ audioChunks: 0, videoFrames: 0 });
+    const inputLevel = useMemo(createLevel, []);
+    const outputLevel = useMemo(createLevel, []);
+    const [muted, setMuted] = useState(false);
+    const [speaking, setSpeaking] = useState(false);
+    const [mediaError, setMediaError] = useState<CaptureError | null>(null);
+    const [transcriptionOpen, setTranscriptionOpen] = useState(false);
+    const [summaryOpen, setSummaryOpen] = useState(false);
+    const ids = { transcription: useId(), summary: useId() };
+    const support = useMemo(videoSupport, []);
+
+    // Test hooks and styling hooks, written straight to the element (they change many times a second).
+    const mark = useCallback((name: string, value: string | number | boolean) => {
+        if (root.current) root.current.dataset[name] = String(value);
+    }, []);
+
+    const audio = useCallback((): AudioEngine => {
+        if (!engine.current) {
+            const context = new AudioContext({ latencyHint: 'interactive' });
+            const player = new PcmPlayer(
+                context,
+                stats => {
+                    mark('playbackBuffers', stats.scheduled);
+                    mark('playing', stats.playing);
+                    setSpeaking(stats.playing);
+                },
+                outputLevel,
+            );
+            engine.current = { context, player };
+        }
+        if (engine.current.context.state === 'suspended') void engine.current.context.resume();
+        return engine.current;
+    }, [mark, outputLevel]);
+
+    const session = useLiveSession(profile.key, {
+        onAudio: (data, mimeType) => engine.current?.player.enqueue(data, mimeType),
+        onInterrupted: () => engine.current?.player.stop(),
+        onConnected: () => playSound('connect'),
+        onDisconnected: () => {
+            engine.current?.player.stop();
+            playSound('disconnect');
+        },
+        onFailed: () => playSound('error'),
+        onUnauthorized: () => {
+            // Like a 401 from the HTTP client: the session is over.
+            sessionStore.clear();
+            window.location.assign(paths.login);
+        },
+    });
+    const { state } = session;
+    const connected = state === 'connected';
+    const live = connected || state === 'reconnecting';
+
+    useEffect(
+        () => () => {
+            engine.current?.player.close();
+            void engine.current?.context.close();
+            engine.current = null;
+        },
+        [],
+    );
+
+    const onMediaError = useCallback((error: CaptureError) => {
+        setMediaError(error);
+    }, []);
+
+    // Microphone: streams while connected (or while the server renews its connection) and not muted.
+    const sendAudio = session.sendAudio;
+    const sendAudioEnd = session.sendAudioEnd;
+    useEffect(() => {
+        if (!live || muted) return;
+        let stop: (() => void) | null = null;
+        let cancelled = false;
+        startMicrophone(audio().context, {
+            onChunk: pcm => {
+                if (sendAudio(bytesToBase64(int16ToBytes(pcm)))) {
+                    counters.current.audioChunks += 1;
+                    mark('audioChunks', counters.current.audioChunks);
+                }
+            },
+            onLevel: level => inputLevel.set(level),
+            onEnded: () => {
+                setMediaError(new CaptureError(MIC_FAILED, 'ended'));
+                setMuted(true);
+            },
+        }).then(
+            stopper => {
+                if (cancelled) stopper();
+                else {
+                    stop = stopper;
+                    setMediaError(null);
+                }
+            },
+            (error: unknown) => {
+                if (cancelled) return;
+                setMediaError(error instanceof CaptureError ? error : new CaptureError(MIC_FAILED));
+                setMuted(true);
+            },
+        );
+        return () => {
+            cancelled = true;
+            stop?.();
+            sendAudioEnd(); // the assistant should not wait for more speech
+        };
+    }, [live, muted, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
+
+    // Camera or screen: preview always, one JPEG frame every 2 s while connected.
+    const video = useVideoSource(onMediaError);
+    const videoElement = useRef<HTMLVideoElement>(null);
+    const canvas = useMemo(() => document.createElement('canvas'), []);
+    useEffect(() => {
+        if (videoElement.current) videoElement.current.srcObject = video.stream;
+    }, [video.stream]);
+    const sendVideo = session.sendVideo;
+    useEffect(() => {
+        if (!connected || !video.stream) return;
+        const timer = window.setInterval(() => {
+            const element = videoElement.current;
+            const frame = element ? grabFrame(element, canvas) : null;
+            if (frame && sendVideo(frame)) {
+                counters.current.videoFrames += 1;
+                mark('videoFrames', counters.current.videoFrames);
+            }
+        }, FRAME_INTERVAL_MS);
+        return () => window.clearInterval(timer);
+    }, [connected, video.stream, canvas, sendVideo, mark]);
+
+    const toggleVideo = (kind: VideoKind) => {
+        if (video.kind === kind) video.stop();
+        else void video.start(kind); // starting one stops the other
+    };
+
+    const connect = () => {
+        audio(); // inside the click: the browser lets this context play sound
+        setMediaError(null);
+        session.connect();
+    };
+    const disconnect = () => {
+        session.disconnect();
+        video.stop();
+    };
+
+    const notConfigured = liveStatus !== null && !liveStatus.configured;
+    const demo = Boolean(liveStatus?.demo) || session.demo;
+    const transcript: SummaryLine[] = useMemo(
+        () => [
+            ...session.lines.map(({ speaker, text }) => ({ speaker, text })),
+            ...(['user', 'assistant'] as const)
+                .filter(speaker => session.interim[speaker]?.text)
+                .map(speaker => ({ speaker, text: session.interim[speaker]!.text })),
+        ],
+        [session.lines, session.interim],
+    );
+
+    const statusText = {
+        disconnected: t('Click to connect to Cara'),
+        connecting: t('Attempting to connect to Cara...'),
+        connected: t('Connected to Cara. You can now give voice commands.'),
+        reconnecting: t('Reconnecting to Cara...'),
+        error: t('Connection failed: {{message}}', { message: t(session.error ?? 'Connection closed') }),
+    }[state];
+
+    const wakeText = session.awake ? t('Cara is listening.') : t("Cara is asleep. Say 'Hey Cara' to wake her.");
+
+    return (
+        <main
+            ref={root}
+            className={`page page-dark live-console console-${profile.key}`}
+            data-testid="live-console"
+            data-console={profile.key}
+            data-state={state}
+        >
+            <header className="console-header">
+                <div className="console-heading">
+                    <h1>{t(profile.title)}</h1>
+                    {demo && (
+                        <span
+                            className="console-badge console-badge-demo"
+                            data-testid="demo-badge"
+                            title={t('Replies come from the local demo peer, not from an AI model.')}
+                        >
+                            {t('Demo mode')}
+                        </span>
+                    )}
+                </div>
+                <p className="console-intro">{t(profile.intro)}</p>
+                {profile.wakePhrase && (
+                    <p className="console-hint">
+                        {t("Say 'Hey Cara' to activate the assistant.")}
+                        {profile.obeysSleep && ` ${t("Say 'Go to sleep' to silence it.")}`}
+                    </p>
+                )}
+            </header>
+
+            {notConfigured && (
+                <Alert kind="warning" title={t('AI service not configured')}>
+                    <p data-testid="not-configured">{t(liveStatus?.message || NOT_CONFIGURED)}</p>
+                </Alert>
+            )}
+
+            <div className="console-status-row">
+                <p className={`console-status status-${state}`} role="status" data-testid="console-status">
+                    {statusText}
+                </p>
+                {connected && session.wakePhraseRequired && (
+                    <p
+                        className={`console-wake${session.awake ? ' is-awake' : ''}`}
+                        aria-live="polite"
+                        data-testid="wake-status"
+                        data-awake={session.awake}
+                    >
+                        {wakeText}
+                    </p>
+                )}
+            </div>
+            {mediaError && (
+                <Alert kind="error" onClose={() => setMediaError(null)}>
+                    <p data-testid="media-error">{t(mediaError.message, { code: mediaError.code ?? '' })}</p>
+                </Alert>
+            )}
+
+            <div className="console-body">
+                <section className="console-stage" aria-label={t('Assistant')}>
+                    <LevelBox
+                        level={outputLevel}
+                        className={`assistant-orb${speaking ? ' is-speaking' : ''}${live ? ' is-live' : ''}`}
+                    >
+                        <span className="assistant-orb-core" />
+                    </LevelBox>
+                    <video
+                        ref={videoElement}
+                        className="console-video"
+                        hidden={!video.stream}
+                        autoPlay
+                        muted
+                        playsInline
+                        aria-label={video.kind === 'screen' ? t('Your shared screen') : t('Your camera')}
+                        data-testid="console-video"
+                    />
+                </section>
+
+                <VoiceAssistantPanel
+                    lines={session.lines}
+                    interim={session.interim}
+                    listening={live && !muted}
+                    connected={connected}
+                    inputLevel={inputLevel}
+                    onMicrophone={() => {
+                        if (!live) {
+                            setMuted(false);
+                            connect();
+                        } else setMuted(value => !value);
+                    }}
+                    onAsk={text => session.sendText(text)}
+                />
+
+                <div className="console-panels" data-open={transcriptionOpen || summaryOpen}>
+                    <TranscriptionPanel
+                        id={ids.transcription}
+                        open={transcriptionOpen}
+                        lines={session.lines}
+                        interim={session.interim}
+                        onClose={() => setTranscriptionOpen(false)}
+                    />
+                    {/* Kept mounted while hidden: closing the panel must not lose a generated summary.
+                        A new consultation starts with none (spec §4), hence the key. */}
+                    <SummaryPanel
+                        key={session.epoch}
+                        id={ids.summary}
+                        open={summaryOpen}
+                        transcript={transcript}
+                        connected={connected}
+                        generic={profile.generic}
+                        onClose={() => setSummaryOpen(false)}
+                    />
+                </div>
+            </div>
+
+            <ControlTray
+                state={state}
+                canConnect={!notConfigured}
+                muted={muted}
+                onToggleMute={() => setMuted(value => !value)}
+                inputLevel={inputLevel}
+                outputLevel={outputLevel}
+                speaking={speaking}
+                transcriptionOpen={transcriptionOpen}
+                onToggleTranscription={() => setTranscriptionOpen(open => !open)}
+                summaryOpen={summaryOpen}
+                onToggleSummary={() => setSummaryOpen(open => !open)}
+                video={video.kind}
+                support={support}
+                onToggleVideo={toggleVideo}
+                onConnect={connect}
+                onDisconnect={disconnect}
+                panelIds={ids}
+            />
+        </main>
+    );
+};

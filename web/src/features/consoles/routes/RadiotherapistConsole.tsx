@@ -1,0 +1,6 @@
+import { CONSOLES } from '../consoles';
+import { LiveConsole } from '../LiveConsole';
+
+/** Lazy route module: the console's code loads only when a console is opened. */
+const RadiotherapistConsole = () => <LiveConsole profile={CONSOLES['radiotherapist']} />;
+export default RadiotherapistConsole;
