@@ -1,19 +1,16 @@
-import createClient from 'openapi-fetch';
-
-import { errorMessage, fieldErrors } from '../../lib/api/client';
-import type { components, paths } from '../../lib/api/schema';
+import { errorMessage, fieldErrors, publicApi } from '../../lib/api/client';
+import type { components } from '../../lib/api/schema';
 import type { Role } from '../../lib/session/storage';
 
 /**
  * The calls of the sign-in and password-reset screens (spec §7).
  *
- * They go through a client without the shared bearer-token middleware on
- * purpose: these calls need no token, and with one attached the shared
+ * They use `publicApi` (no bearer token) on purpose: these calls need no
+ * token, and with one attached the shared
  * client reads any 401 as "the session has expired" (clears it and reloads
  * /login). A wrong password typed while another account is still signed in
  * would then end that session and wipe the form's error message.
  */
-const publicApi = createClient<paths>({ baseUrl: import.meta.env.VITE_API_URL ?? '' });
 
 export type LoginResponse = components['schemas']['LoginResponse'];
 

@@ -1,17 +1,14 @@
-import createClient from 'openapi-fetch';
-
-import { api, errorMessage, fieldErrors } from '../../lib/api/client';
-import type { components, paths } from '../../lib/api/schema';
+import { api, errorMessage, fieldErrors, publicApi } from '../../lib/api/client';
+import type { components } from '../../lib/api/schema';
 import type { SessionUser } from '../../lib/session/storage';
 
 /**
- * Registering yourself needs no session, so those calls go without the
+ * Registering yourself needs no session, so those calls use `publicApi`, without the
  * stored token: the new account must not be recorded as created by whoever
  * last signed in on this browser, and a stale token must not turn the
  * sign-up into a 401 that the shared client answers by leaving for /login.
  * Only a hospital registering its own doctor sends its token (shared client).
  */
-const publicApi = createClient<paths>({ baseUrl: import.meta.env.VITE_API_URL ?? '' });
 
 /** POST /api/auth/signup (spec §3 registration payloads, §7). */
 export type SignupBody = components['schemas']['SignupRequest'];

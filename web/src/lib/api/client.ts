@@ -32,8 +32,17 @@ const authMiddleware: Middleware = {
     },
 };
 
-export const api = createClient<paths>({ baseUrl: import.meta.env.VITE_API_URL ?? '' });
+const baseUrl = import.meta.env.VITE_API_URL ?? '';
+
+export const api = createClient<paths>({ baseUrl });
 api.use(authMiddleware);
+
+/**
+ * The same API without the stored token, for calls that need no session
+ * (sign-in, password reset, self-registration): a stale or other account's
+ * token must neither be sent nor turn a refused password into a sign-out.
+ */
+export const publicApi = createClient<paths>({ baseUrl });
 
 /** The server's message when it sent one (`{"message": ...}`), else the fallback text. */
 export const errorMessage = (error: unknown, fallback: string): string => {
