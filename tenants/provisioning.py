@@ -13,7 +13,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from cara.models import Tenant, TenantBase
-from tenants import migrate, naming, roles
+from tenants import audit_guard, migrate, naming, roles
 
 
 def create_tenant_schema(connection: Connection, schema: str) -> None:
@@ -26,6 +26,7 @@ def create_tenant_schema(connection: Connection, schema: str) -> None:
     connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     bound = connection.execution_options(schema_translate_map={None: schema})
     TenantBase.metadata.create_all(bound, checkfirst=False)
+    audit_guard.install(connection, schema)
     ctx = MigrationContext.configure(connection=bound, opts={"version_table_schema": schema})
     ctx.stamp(migrate.tenant_scripts(), "head")
     roles.ensure_tenant_role(connection, schema)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from typing import Any
 
 _seq = itertools.count(1)
@@ -71,3 +72,46 @@ def signup(client: Any, payload: dict[str, Any], token: str | None = None) -> di
 
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def add_staff(client: Any, payload: dict[str, Any], hospital_token: str) -> dict[str, Any]:
+    """A hospital registers one of its doctors, whatever its plan says.
+
+    Adding a doctor needs a free seat on an active plan. Tests about other
+    rules (a hospital without a subscription, its doctors' access) get the
+    seat from a subscription that exists only for this one signup.
+    """
+    from sqlalchemy import delete, select
+
+    from cara.auth.tokens import decode
+    from cara.kit.db import session_scope
+    from cara.models import Plan, Subscription
+
+    claims = decode(hospital_token)
+    assert claims is not None
+    with session_scope() as s:
+        plan = s.scalar(select(Plan).where(Plan.code == "hospital-gold"))
+        assert plan is not None
+        live = s.scalar(
+            select(Subscription.id).where(
+                Subscription.account_id == claims.account_id, Subscription.status.in_(("active", "trialing"))
+            )
+        )
+        seat = None
+        if live is None:
+            seat = uuid.uuid4()
+            s.add(
+                Subscription(
+                    id=seat,
+                    account_id=claims.account_id,
+                    plan_id=plan.id,
+                    status="active",
+                    billing_cycle="monthly",
+                )
+            )
+    try:
+        return signup(client, {**payload, "isHospitalCreated": True}, token=hospital_token)
+    finally:
+        if seat is not None:
+            with session_scope() as s:
+                s.execute(delete(Subscription).where(Subscription.id == seat))

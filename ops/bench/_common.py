@@ -478,7 +478,8 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
     A hospital `Login` owner registers the doctor itself (`isHospitalCreated`, acting as that
     signed-in hospital): the account lands in the hospital's tenant and its profile row in
     `<schema>.doctors`. `None` registers an independent doctor (tenant `independent`). The
-    password hash is precomputed once, as in `create_hospitals`.
+    password hash is precomputed once, as in `create_hospitals`. Seeding ignores the plans'
+    doctor limits (the benchmarks measure reads; the hospitals have no subscription yet).
     """
     from sqlalchemy import select
 
@@ -537,6 +538,7 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
 
     with (
         mock.patch.object(passwords, "hash_password", return_value=cached),
+        mock.patch.object(service, "require_doctor_seat", return_value=None),
         ThreadPoolExecutor(max_workers=threads) as pool,
     ):
         return list(pool.map(one, range(len(owners))))

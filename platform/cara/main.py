@@ -15,12 +15,15 @@ from cara.auth.endpoints import router as auth_router
 from cara.billing.endpoints import router as billing_router
 from cara.config import get_settings
 from cara.console.endpoints import router as console_router
+from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
 from cara.kit.static import mount_spa
 from cara.observability.tracing import setup_tracing
+from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
+from cara.profiles.endpoints import router as profiles_router
 from cara.subscriptions.endpoints import router as subscriptions_router
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +48,8 @@ def create_app() -> FastAPI:
     api.include_router(assistant_router)
     api.include_router(subscriptions_router)
     api.include_router(billing_router)
+    api.include_router(doctors_router)
+    api.include_router(profiles_router)
     app.include_router(api)
 
     # The admin console (admin-web/) at /admin/; the spec's /admin-dashboard leads there.
@@ -58,7 +63,12 @@ def create_app() -> FastAPI:
     handlers.install(app)
     # The web apps' scripts and the JSON lists travel compressed (WebSockets are untouched).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.max_body_bytes,
+        # A certificate file may be up to 5 MB; the multipart envelope adds a little.
+        larger={CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024},
+    )
     app.add_middleware(RequestContext)
     if settings.cors_origins:
         # Same-origin deployments need none of this; a separately hosted console

@@ -59,7 +59,7 @@ from hypothesis import strategies as st
 from cara.auth.principal import Authenticator, authenticate, optional_principal
 from cara.console.repository import AUDIT_SORT, DOCTOR_SORT, HOSPITAL_SORT, PAYMENT_SORT
 from cara.main import app as cara_app
-from tests.factories import admin_payload, auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, admin_payload, auth, doctor_payload, hospital_payload, signup
 
 REPO = Path(__file__).resolve().parents[2]
 MAX_EXAMPLES = 30
@@ -107,6 +107,32 @@ VALID_BODIES: dict[str, list[dict[str, Any]]] = {
         {"transcript": [{"speaker": "user", "text": "BP 150/95"}], "kind": "report", "focus": "hypertension"},
     ],
     "POST /api/radiotherapy-chat/messages": [{"message": "Cord tolerance for 8 Gy in one fraction?"}],
+    "POST /api/doctors/new-doctor": [
+        {
+            "name": "Dr Kofi Annan",
+            "email": "kofi.fuzz@example.com",
+            "password": "secret12",
+            "phoneNumber": "0244123456",
+            "specialty": "Nurse",
+            "licenseNumber": "GH-1",
+            "experience": 3,
+            "country": "Ghana",
+            "state": "Ashanti",
+        },
+    ],
+    "PUT /api/doctors/{doctor_id}": [{"isActive": False}, {"name": "Dr Renamed", "experience": 4}],
+    "PUT /api/auth/doctor/profile": [
+        {
+            "name": "Dr Ama Mensah",
+            "phoneNumber": "0244123456",
+            "experience": 5,
+            "certifications": [{"name": "FWACS", "issuer": "WACS", "date": "2019-06-01"}],
+            "workHistory": [{"hospital": "Ridge", "position": "Registrar", "startDate": "2015-01-01"}],
+            "availability": [
+                {"day": "Monday", "startTime": "08:00", "endTime": "16:00", "isAvailable": True}
+            ],
+        },
+    ],
 }
 # Sign-up fields that only one kind of account uses: they decide which valid body to lay them on.
 SIGNUP_FIELDS_OF = {
@@ -311,7 +337,7 @@ class Targets:
             return value
         if not self.ids:
             hospital = signup(self.client, dict(TARGET_HOSPITAL))
-            doctor = signup(self.client, dict(TARGET_DOCTOR), token=hospital["token"])
+            doctor = add_staff(self.client, dict(TARGET_DOCTOR), hospital["token"])
             self.ids = {HOSPITAL_ID: hospital["user"]["hospitalId"], DOCTOR_ID: doctor["user"]["_id"]}
         return self.ids[value]
 

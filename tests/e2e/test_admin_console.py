@@ -19,7 +19,7 @@ from cara.analytics import rollups
 from cara.kit.db import session_scope
 from tests.cara.console.seed import pay, subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
-from tests.factories import doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 
 SCRIPT = REPO / "tests" / "e2e" / "admin-web" / "console.test.mjs"
 
@@ -30,9 +30,7 @@ def seeded(client: Any, admin_token: str) -> None:
         signup(client, hospital_payload(name="Korle Bu Teaching Hospital", state="Accra")),
         signup(client, hospital_payload(name="Aga Khan University Hospital", state="Nairobi")),
     ]
-    signup(
-        client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), token=hospitals[0]["token"]
-    )
+    add_staff(client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), hospitals[0]["token"])
     signup(client, doctor_payload(specialty="Radiologist"))
     subscribe(hospitals[0]["user"]["email"], "hospital-silver")
     pay(hospitals[0]["user"]["email"], "hospital-silver", 24_900, datetime.now(UTC))

@@ -20,7 +20,7 @@ from cara.config import get_settings
 from tests.cara.console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.e2e.mailbox import smtp_mailbox
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 # The consoles need the Gemini double and their own servers: tests/e2e/test_web_consoles.py.
 OWN_RUNNER = {"consoles.test.mjs"}
@@ -59,7 +59,7 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
     hospital = hospital_payload(name="Korle Bu Teaching Hospital")
     created = signup(client, hospital)
     staff = doctor_payload(specialty="Cardiologist", name="Yaw Asante", isHospitalCreated=True)
-    signup(client, staff, token=created["token"])  # its hospital has no subscription
+    add_staff(client, staff, created["token"])  # its hospital has no subscription
 
     # Subscription screens (tests/e2e/web/subscriptions.test.mjs): accounts that buy a plan on the
     # Stripe double, kept apart from the ones other scripts expect to stay unsubscribed.
@@ -67,6 +67,16 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
     signup(client, checkout_doctor)
     checkout_hospital = hospital_payload(name="Tamale Teaching Hospital")
     signup(client, checkout_hospital)
+
+    # Doctor management and profiles (tests/e2e/web/hospitals.test.mjs, profile.test.mjs).
+    managing = hospital_payload(name="Komfo Anokye Teaching Hospital")
+    managing_created = signup(client, managing)
+    subscribe(managing["email"], "hospital-bronze")  # 5 doctors
+    managed = doctor_payload(specialty="Radiologist", name="Kofi Mensah", isHospitalCreated=True)
+    add_staff(client, managed, managing_created["token"])
+    profile_doctor = doctor_payload(specialty="Cardiologist", name="Adwoa Sarpong")
+    signup(client, profile_doctor)
+    subscribe(profile_doctor["email"], "doctor-basic")
 
     invite = client.post(
         "/api/admin/invitations", json={"email": "new-admin@example.com"}, headers=auth(admin_token)
@@ -85,6 +95,9 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "hospitalDoctor": login(staff),
         "checkoutDoctor": login(checkout_doctor),
         "checkoutHospital": login(checkout_hospital),
+        "managingHospital": login(managing),
+        "managedDoctor": login(managed),
+        "profileDoctor": login(profile_doctor),
         "adminInvitation": {"email": "new-admin@example.com", "url": invite.json()["invitationUrl"]},
     }
 

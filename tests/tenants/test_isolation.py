@@ -10,7 +10,7 @@ from sqlalchemy.exc import ProgrammingError
 
 from cara.kit.db import platform_session, tenant_session
 from cara.models import DoctorProfile, Tenant
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def two_hospitals(client: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("A", "B"):
         h = signup(client, hospital_payload(name=f"Hospital {name}"))
-        doctors = [signup(client, doctor_payload(isHospitalCreated=True), token=h["token"]) for _ in range(2)]
+        doctors = [add_staff(client, doctor_payload(isHospitalCreated=True), h["token"]) for _ in range(2)]
         with platform_session() as s:
             schema = s.scalar(
                 select(Tenant.schema_name).where(Tenant.kind == "hospital").order_by(Tenant.created_at.desc())

@@ -9,31 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from cara.kit.bodies import RequestBody
 
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    return False
-
-
-class _In(BaseModel):
-    # Unknown keys are ignored (the web app sends a few extra form fields),
-    # but strings are not coerced into numbers or booleans silently.
-    model_config = ConfigDict(extra="ignore", str_max_length=2000)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        # PostgreSQL text and jsonb cannot hold NUL: refuse it as bad input.
-        if _has_nul(value):
-            raise ValueError("Must not contain NUL characters")
-        return value
+_In = RequestBody
 
 
 class CertificationIn(_In):

@@ -18,7 +18,7 @@ from cara.audit import service as audit
 from cara.auth import passwords, ratelimit, repository, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, SignupRequest, UserOut
-from cara.billing.access import start_trial
+from cara.billing.access import require_doctor_seat, start_trial
 from cara.config import get_settings
 from cara.doctors.specialties import SPECIALTIES
 from cara.kit.db import tenant_session
@@ -174,6 +174,8 @@ def signup(
             account.tenant_id = tenant.id
         else:
             assert acting is not None
+            # The same seat rule as /api/doctors/new-doctor: within the hospital's plan.
+            require_doctor_seat(session, acting.account)
             account.tenant_id = acting.account.tenant_id
             account.hospital_id = acting.hospital_id
     session.add(account)

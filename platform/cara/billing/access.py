@@ -19,12 +19,21 @@ from sqlalchemy.orm import Session
 
 from cara.billing import repository
 from cara.config import get_settings
+from cara.kit.errors import Forbidden
 from cara.models import Account, Subscription
 from cara.models.base import utcnow
 from cara.subscriptions.service import ACCESS_STATUSES, effective_status, latest_subscription
 
 NO_SUBSCRIPTION = "An active subscription is required to add doctors. Please choose a plan."
 LIMIT_REACHED = "Doctor limit reached for your current plan. Upgrade to add more."
+# Refusals of an add name the subscription: the hospital dashboard then opens /subscription.
+ADD_REFUSED_NO_SUBSCRIPTION = (
+    "An active subscription is required to add doctors. Please choose a subscription plan."
+)
+ADD_REFUSED_LIMIT = (
+    "Doctor limit reached for your current subscription plan ({max_doctors} doctors). "
+    "Upgrade your subscription to add more doctors."
+)
 
 
 def start_trial(session: Session, account: Account) -> Subscription | None:
@@ -84,3 +93,16 @@ def can_add_doctor(session: Session, hospital_account: Account) -> bool:
     account row, which serialises concurrent additions.
     """
     return doctor_limit(session, hospital_account, lock=True).can_add
+
+
+def require_doctor_seat(session: Session, hospital_account: Account) -> None:
+    """Refuse (403, naming the subscription) unless the hospital may add a doctor now.
+
+    Locks the hospital's account row until the transaction ends, like `can_add_doctor`.
+    """
+    limit = doctor_limit(session, hospital_account, lock=True)
+    if limit.can_add:
+        return
+    if limit.max_doctors is not None:
+        raise Forbidden(ADD_REFUSED_LIMIT.format(max_doctors=limit.max_doctors))
+    raise Forbidden(ADD_REFUSED_NO_SUBSCRIPTION)

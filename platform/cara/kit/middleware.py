@@ -73,19 +73,30 @@ def route_template(scope: Scope) -> str:
 
 
 class BodySizeLimit:
-    """Refuses bodies over `max_bytes` with 413 before the app reads them."""
+    """Refuses bodies over `max_bytes` with 413 before the app reads them.
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+    `larger` raises the limit for paths starting with a given prefix (file uploads).
+    """
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = larger or {}
+
+    def _limit(self, path: str) -> int:
+        for prefix, limit in self.larger.items():
+            if path.startswith(prefix):
+                return limit
+        return self.max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self._limit(scope.get("path", ""))
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await _too_large(send, self.max_bytes)
+        if length is not None and length.isdigit() and int(length) > limit:
+            await _too_large(send, limit)
             return
         received = 0
 
@@ -96,8 +107,8 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise HTTPException(status_code=413, detail=_too_large_text(self.max_bytes))
+                if received > limit:
+                    raise HTTPException(status_code=413, detail=_too_large_text(limit))
             return message
 
         await self.app(scope, limited_receive, send)

@@ -16,12 +16,13 @@ from cara.models.platform import (
     Tenant,
     TenantRollup,
 )
-from cara.models.tenant import Consultation, DoctorProfile, TenantAuditEvent, TranscriptLine
+from cara.models.tenant import CertificateFile, Consultation, DoctorProfile, TenantAuditEvent, TranscriptLine
 
 __all__ = [
     "Account",
     "AdminInvitation",
     "AuditEvent",
+    "CertificateFile",
     "Consultation",
     "DoctorProfile",
     "Hospital",

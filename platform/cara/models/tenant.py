@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -68,7 +69,10 @@ class DoctorProfile(TenantBase):
 
 
 class TenantAuditEvent(TenantBase):
-    """Append-only log of who created, changed or removed what in this tenant."""
+    """Append-only log of who created, changed or removed what in this tenant.
+
+    A trigger (tenant revision t0003) refuses UPDATE and DELETE on it.
+    """
 
     __tablename__ = "audit_events"
 
@@ -78,6 +82,29 @@ class TenantAuditEvent(TenantBase):
     target_type: Mapped[str | None] = mapped_column(String(50))
     target_id: Mapped[str | None] = mapped_column(String(100))
     detail: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = created_at()
+
+
+class CertificateFile(TenantBase):
+    """A certificate a doctor uploaded for their profile, stored in their tenant's schema
+    (so a per-tenant backup carries it and a tenant deletion removes it).
+
+    A profile's certification entry points at it by `fileId`; files no saved
+    certification points at are removed when the profile is next saved.
+    """
+
+    __tablename__ = "certificate_files"
+    __table_args__ = (Index("ix_certificate_files_account_id", "account_id"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
+    )
+    file_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    content_type: Mapped[str] = mapped_column(String(100), nullable=False)
+    size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    content: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
     created_at: Mapped[datetime] = created_at()
 
 

@@ -13,7 +13,7 @@ from cara.analytics.periods import label, last_starts, next_start, period_start,
 from cara.kit.db import session_scope
 from cara.models import Account, PeriodRollup, Tenant, TenantRollup
 from tests.cara.console.seed import pay, subscribe
-from tests.factories import doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 
 NOV = datetime(2026, 11, 10, 12, tzinfo=UTC)
 OCT = datetime(2026, 10, 5, 9, tzinfo=UTC)
@@ -24,8 +24,8 @@ def seed(client: Any) -> dict[str, Any]:
     h1 = signup(client, hospital_payload(name="Korle Bu"))
     h2 = signup(client, hospital_payload(name="Ridge"))
     for _ in range(3):
-        signup(client, doctor_payload(isHospitalCreated=True), token=h1["token"])
-    signup(client, doctor_payload(isHospitalCreated=True), token=h2["token"])
+        add_staff(client, doctor_payload(isHospitalCreated=True), h1["token"])
+    add_staff(client, doctor_payload(isHospitalCreated=True), h2["token"])
     independents = [signup(client, doctor_payload()) for _ in range(2)]
     # one of Korle Bu's doctors is deactivated
     with session_scope() as s:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select, text
 
 from cara.kit.db import session_scope
 from cara.models import Account, Hospital, Tenant
-from tests.factories import admin_payload, auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, admin_payload, auth, doctor_payload, hospital_payload, signup
 
 
 def account_count() -> int:
@@ -89,10 +89,10 @@ class TestDoctorSignup:
 
     def test_hospital_registers_its_own_doctor(self, client: Any) -> None:
         hospital = signup(client, hospital_payload())
-        data = signup(
+        data = add_staff(
             client,
             doctor_payload(isHospitalCreated=True, hospitalId=hospital["user"]["hospitalId"]),
-            token=hospital["token"],
+            hospital["token"],
         )
         assert data["user"]["isHospitalCreated"] is True
         assert data["user"]["hospitalId"] == hospital["user"]["hospitalId"]

@@ -13,7 +13,7 @@ from cara.kit.db import session_scope
 from cara.models import Account, Subscription
 from cara.subscriptions.service import grants_clinical_access
 from tests.cara.console.seed import subscribe
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 
 def _account(email: str) -> Account:
@@ -48,7 +48,7 @@ class TestTrial:
     @pytest.mark.usefixtures("trial_on")
     def test_hospitals_and_their_doctors_get_no_trial(self, client: Any) -> None:
         hospital = signup(client, hospital_payload())
-        staff = signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+        staff = add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
         for token in (hospital["token"], staff["token"]):
             assert client.get("/api/subscription/current", headers=auth(token)).json()["status"] == "inactive"
         assert not _access(staff["user"]["email"])
@@ -103,9 +103,9 @@ class TestDoctorLimit:
         hospital = signup(client, body)
         subscribe(body["email"], "hospital-bronze")  # 5 doctors
         for n in range(4):
-            signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+            add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
             assert self._limit(client, hospital).json()["canAdd"] is True, n
-        signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+        add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
         full = self._limit(client, hospital).json()
         assert full == {
             "canAdd": False,

@@ -13,7 +13,7 @@ from cara.kit.db import session_scope
 from cara.models import Account, Payment, Subscription
 from cara.subscriptions.service import grants_clinical_access
 from tests.cara.billing.conftest import Stripe, wait_processed
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 
 def _account(email: str) -> Account:
@@ -156,7 +156,7 @@ def test_checkout_is_only_for_the_callers_own_account(client: Any, stripe: Strip
     doctor = signup(client, doctor_payload())
     victim = signup(client, doctor_payload())
     hospital = signup(client, hospital_payload())
-    staff = signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+    staff = add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
 
     def attempt(token: str, **body: Any) -> Any:
         return client.post("/api/subscription/create-checkout-session", json=body, headers=auth(token))

@@ -13,7 +13,7 @@ from cara.analytics import rollups
 from cara.kit.db import session_scope
 from cara.models import AuditEvent
 from tests.cara.console.seed import pay, subscribe
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 NOW = datetime.now(UTC)
 READS = [
@@ -33,10 +33,8 @@ def platform(client: Any) -> dict[str, Any]:
         for n, city in [("Korle Bu", "Accra"), ("Aga Khan", "Nairobi"), ("Lagos Island", "Lagos")]
     ]
     doctors = [
-        signup(
-            client,
-            doctor_payload(isHospitalCreated=True, specialty="Cardiologist"),
-            token=hospitals[0]["token"],
+        add_staff(
+            client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), hospitals[0]["token"]
         )
     ]
     doctors.append(signup(client, doctor_payload(specialty="Nurse")))

@@ -15,7 +15,7 @@ import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from tests.factories import doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 
 Json = dict[str, Any]
 
@@ -119,9 +119,7 @@ def hospital_doctor_token(client: Any, specialty: str = "Radiotherapist") -> tup
     hospital_body = hospital_payload()
     hospital = signup(client, hospital_body)
     subscribe(hospital_body["email"], "hospital-bronze")  # its doctors may use the assistant
-    doctor = signup(
-        client, doctor_payload(specialty=specialty, isHospitalCreated=True), token=hospital["token"]
-    )
+    doctor = add_staff(client, doctor_payload(specialty=specialty, isHospitalCreated=True), hospital["token"])
     claims = tokens.decode(doctor["token"])
     assert claims is not None and claims.tenant_schema and claims.tenant_schema.startswith("hospital_")
     return doctor["token"], claims.tenant_schema

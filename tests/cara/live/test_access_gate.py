@@ -9,7 +9,7 @@ import pytest
 from cara.config import get_settings
 from cara.live.access import NEEDS_SUBSCRIPTION
 from tests.cara.console.seed import subscribe
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_doctor_without_subscription_is_refused_until_subscribed(client: Any, no
 
 def test_hospital_doctor_needs_the_hospital_subscription(client: Any, no_trial: None) -> None:
     hospital = signup(client, hospital_payload())
-    doctor = signup(client, doctor_payload(isHospitalCreated=True), token=hospital["token"])
+    doctor = add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
     r = client.post("/api/summarize", json={"transcript": "x"}, headers=auth(doctor["token"]))
     assert r.status_code == 403
     assert r.json()["message"] == NEEDS_SUBSCRIPTION

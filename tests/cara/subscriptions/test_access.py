@@ -10,7 +10,7 @@ from cara.kit.db import session_scope
 from cara.models import Account
 from cara.subscriptions.service import grants_clinical_access
 from tests.cara.console.seed import subscribe
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 
 def _access(email: str) -> bool:
@@ -67,7 +67,7 @@ def test_hospital_created_doctor_follows_the_hospital(client: Any) -> None:
     hospital_body = hospital_payload()
     hospital = signup(client, hospital_body)
     staff = doctor_payload(isHospitalCreated=True)
-    doctor = signup(client, staff, token=hospital["token"])
+    doctor = add_staff(client, staff, hospital["token"])
 
     r = client.get("/api/doctors/hospital-subscription-status", headers=auth(doctor["token"]))
     assert r.status_code == 200

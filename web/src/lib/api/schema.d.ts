@@ -253,6 +253,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/doctor/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload Certificate
+         * @description Store a certificate file for the signed-in doctor; reference it from a certification
+         *     (`fileId`) and save the profile to keep it.
+         */
+        post: operations["doctor_certificate_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/doctor/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update Profile
+         * @description Save the signed-in doctor's details, certifications, work history and availability.
+         *     Certification files no longer listed are deleted.
+         */
+        put: operations["doctor_profile_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/forgot-password": {
         parameters: {
             query?: never;
@@ -373,6 +415,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Certificate
+         * @description A certificate file, for the doctor who uploaded it and that doctor's hospital.
+         */
+        get: operations["certificate_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/doctors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Doctors
+         * @description The signed-in hospital's doctors, by name. Another hospital's id is 404 'Hospital not found.'
+         */
+        get: operations["doctors_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doctors/hospital-subscription-status": {
         parameters: {
             query?: never;
@@ -388,6 +470,51 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/doctors/new-doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add Doctor
+         * @description Create a doctor's login account in the hospital's tenant. Refused (403, the message
+         *     names the subscription) without an active plan or at the plan's `maxDoctors`.
+         */
+        post: operations["doctors_add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/doctors/{doctor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update Doctor
+         * @description Change a doctor's details, or only `isActive` (a deactivated doctor cannot sign in).
+         */
+        put: operations["doctors_update"];
+        post?: never;
+        /**
+         * Remove Doctor
+         * @description Remove a doctor: account, profile and certificate files are deleted; the audit log keeps the fact.
+         */
+        delete: operations["doctors_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -677,6 +804,23 @@ export interface components {
             token: string;
             user: components["schemas"]["UserOut"];
         };
+        /** AvailabilityEntry */
+        AvailabilityEntry: {
+            /** Day */
+            day?: string | null;
+            /**
+             * Endtime
+             * @description HH:MM
+             */
+            endTime?: string | null;
+            /** Isavailable */
+            isAvailable?: boolean | null;
+            /**
+             * Starttime
+             * @description HH:MM
+             */
+            startTime?: string | null;
+        };
         /** AvailabilityIn */
         AvailabilityIn: {
             /** Day */
@@ -696,6 +840,44 @@ export interface components {
              * @default 09:00
              */
             startTime: string;
+        };
+        /** Body_doctor_certificate_upload */
+        Body_doctor_certificate_upload: {
+            /**
+             * File
+             * @description PDF, PNG or JPEG, at most 5 MB
+             */
+            file: string;
+            /** Name */
+            name?: string | null;
+        };
+        /** CertificateFileOut */
+        CertificateFileOut: {
+            /** Contenttype */
+            contentType: string;
+            /** Filename */
+            fileName: string;
+            /** Id */
+            id: string;
+            /** Size */
+            size: number;
+        };
+        /** CertificationEntry */
+        CertificationEntry: {
+            /**
+             * Date
+             * @description YYYY-MM-DD, the date obtained
+             */
+            date?: string | null;
+            /**
+             * Fileid
+             * @description from POST /auth/doctor/certificates
+             */
+            fileId?: string | null;
+            /** Issuer */
+            issuer?: string | null;
+            /** Name */
+            name?: string | null;
         };
         /** CertificationIn */
         CertificationIn: {
@@ -805,6 +987,44 @@ export interface components {
             /** Updatedat */
             updatedAt?: string | null;
         };
+        /** DoctorCreate */
+        DoctorCreate: {
+            /** Country */
+            country?: string | null;
+            /** Email */
+            email?: string | null;
+            /** Experience */
+            experience?: number | null;
+            /**
+             * Hospitalid
+             * @description must be the caller's own
+             */
+            hospitalId?: string | null;
+            /**
+             * Ishospitalcreated
+             * @default true
+             */
+            isHospitalCreated: boolean | null;
+            /** Licensenumber */
+            licenseNumber?: string | null;
+            /** Name */
+            name?: string | null;
+            /** Password */
+            password?: string | null;
+            /** Phone */
+            phone?: string | null;
+            /** Phonenumber */
+            phoneNumber?: string | null;
+            /** Privacypolicyaccepted */
+            privacyPolicyAccepted?: boolean | null;
+            /**
+             * Specialty
+             * @description default Radiologist
+             */
+            specialty?: string | null;
+            /** State */
+            state?: string | null;
+        };
         /** DoctorLimitOut */
         DoctorLimitOut: {
             /** Canadd */
@@ -819,29 +1039,45 @@ export interface components {
              */
             message?: string | null;
         };
-        /** DoctorOut */
-        DoctorOut: {
-            /**
-             * Createdat
-             * Format: date-time
-             */
-            createdAt: string;
-            /** Email */
-            email: string;
+        /** DoctorRemove */
+        DoctorRemove: {
             /** Hospitalid */
-            hospitalId: string | null;
-            /** Hospitalname */
-            hospitalName: string | null;
+            hospitalId?: string | null;
+        };
+        /** DoctorRemoved */
+        DoctorRemoved: {
             /** Id */
             id: string;
+            /** Message */
+            message: string;
+        };
+        /**
+         * DoctorUpdate
+         * @description Changed fields only; the status toggle sends `isActive` alone.
+         */
+        DoctorUpdate: {
+            /** Country */
+            country?: string | null;
+            /** Email */
+            email?: string | null;
+            /** Experience */
+            experience?: number | null;
+            /** Hospitalid */
+            hospitalId?: string | null;
             /** Isactive */
-            isActive: boolean;
-            /** Isverified */
-            isVerified: boolean;
+            isActive?: boolean | null;
+            /** Licensenumber */
+            licenseNumber?: string | null;
             /** Name */
-            name: string;
-            /** Specialization */
-            specialization: string | null;
+            name?: string | null;
+            /** Phone */
+            phone?: string | null;
+            /** Phonenumber */
+            phoneNumber?: string | null;
+            /** Specialty */
+            specialty?: string | null;
+            /** State */
+            state?: string | null;
         };
         /** ErrorOut */
         ErrorOut: {
@@ -1034,6 +1270,36 @@ export interface components {
         PortalOut: {
             /** Url */
             url: string;
+        };
+        /**
+         * ProfileUpdate
+         * @description The fields sent replace the stored ones; absent fields stay as they are.
+         */
+        ProfileUpdate: {
+            /** Availability */
+            availability?: components["schemas"]["AvailabilityEntry"][] | null;
+            /** Certifications */
+            certifications?: components["schemas"]["CertificationEntry"][] | null;
+            /** Email */
+            email?: string | null;
+            /** Experience */
+            experience?: number | null;
+            /** Licensenumber */
+            licenseNumber?: string | null;
+            /** Name */
+            name?: string | null;
+            /** Phonenumber */
+            phoneNumber?: string | null;
+            /** Specialty */
+            specialty?: string | null;
+            /** Workhistory */
+            workHistory?: components["schemas"]["WorkHistoryEntry"][] | null;
+        };
+        /** ProfileUpdated */
+        ProfileUpdated: {
+            /** Message */
+            message: string;
+            user: components["schemas"]["UserOut"];
         };
         /** ResetPasswordRequest */
         ResetPasswordRequest: {
@@ -1336,6 +1602,22 @@ export interface components {
             /** Received */
             received: boolean;
         };
+        /** WorkHistoryEntry */
+        WorkHistoryEntry: {
+            /** Description */
+            description?: string | null;
+            /**
+             * Enddate
+             * @description empty while still there
+             */
+            endDate?: string | null;
+            /** Hospital */
+            hospital?: string | null;
+            /** Position */
+            position?: string | null;
+            /** Startdate */
+            startDate?: string | null;
+        };
         /** WorkHistoryIn */
         WorkHistoryIn: {
             /** Description */
@@ -1348,6 +1630,79 @@ export interface components {
             position?: string | null;
             /** Startdate */
             startDate?: string | null;
+        };
+        /** DoctorOut */
+        cara__console__schemas__DoctorOut: {
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Email */
+            email: string;
+            /** Hospitalid */
+            hospitalId: string | null;
+            /** Hospitalname */
+            hospitalName: string | null;
+            /** Id */
+            id: string;
+            /** Isactive */
+            isActive: boolean;
+            /** Isverified */
+            isVerified: boolean;
+            /** Name */
+            name: string;
+            /** Specialization */
+            specialization: string | null;
+        };
+        /**
+         * DoctorOut
+         * @description A doctor as the hospital's screens show it.
+         */
+        cara__doctors__schemas__DoctorOut: {
+            /** Id */
+            _id: string;
+            /** Availability */
+            availability: unknown[];
+            /** Certifications */
+            certifications: unknown[];
+            /** Country */
+            country: string;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Education */
+            education: unknown[];
+            /** Email */
+            email: string;
+            /** Experience */
+            experience: number;
+            /** Hospitalid */
+            hospitalId: string;
+            /** Isactive */
+            isActive: boolean;
+            /** Ishospitalcreated */
+            isHospitalCreated: boolean;
+            /** Licensenumber */
+            licenseNumber: string;
+            /** Name */
+            name: string;
+            /** Phonenumber */
+            phoneNumber: string;
+            /**
+             * Role
+             * @default doctor
+             * @constant
+             */
+            role: "doctor";
+            /** Specialty */
+            specialty: string;
+            /** State */
+            state: string;
+            /** Workhistory */
+            workHistory: unknown[];
         };
     };
     responses: never;
@@ -1443,7 +1798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DoctorOut"][];
+                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"][];
                 };
             };
             /** @description Malformed request */
@@ -1501,7 +1856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DoctorOut"];
+                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -1559,7 +1914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DoctorOut"];
+                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -2132,6 +2487,144 @@ export interface operations {
             };
         };
     };
+    doctor_certificate_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_doctor_certificate_upload"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateFileOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    doctor_profile_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileUpdated"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     auth_forgot_password: {
         parameters: {
             query?: never;
@@ -2421,6 +2914,126 @@ export interface operations {
             };
         };
     };
+    certificate_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
+                    "image/jpeg": unknown;
+                    "image/png": unknown;
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    doctors_list: {
+        parameters: {
+            query?: {
+                /** @description the caller's own hospital */
+                hospitalId?: string | null;
+                isHospitalCreated?: boolean | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"][];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     doctors_hospital_subscription_status: {
         parameters: {
             query?: never;
@@ -2455,6 +3068,217 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    doctors_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DoctorCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    doctors_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                doctor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DoctorUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    doctors_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                doctor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DoctorRemove"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoctorRemoved"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -16,7 +16,7 @@ import {
 } from '../api';
 import { annualSavings, priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
-import { Modal } from './Modal';
+import { Modal } from '../../../components/ui/Modal';
 
 /**
  * The hospital's plan selection (spec §2 "Subscription Management page",

@@ -19,7 +19,7 @@ import {
 } from '../api';
 import { ManageBillingButton, PAID_STATUSES, TestPaymentsBadge } from '../components/Badges';
 import { CycleToggle } from '../components/CycleToggle';
-import { Modal } from '../components/Modal';
+import { Modal } from '../../../components/ui/Modal';
 import { priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
 

@@ -1,0 +1,95 @@
+"""/api/doctors: a hospital's own doctors (spec §7). Thin routers; rules in cara.doctors.service."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query, Request, Response, status
+
+from cara.auth.principal import HospitalPrincipal
+from cara.doctors import service
+from cara.doctors.schemas import DoctorCreate, DoctorOut, DoctorRemove, DoctorRemoved, DoctorUpdate
+from cara.kit.deps import DbSession
+from cara.kit.openapi import error_responses
+
+router = APIRouter(prefix="/doctors", tags=["doctors"])
+
+
+@router.get(
+    "",
+    operation_id="doctors_list",
+    response_model=list[DoctorOut],
+    responses=error_responses(401, 403, 404),
+)
+def list_doctors(
+    request: Request,
+    principal: HospitalPrincipal,
+    session: DbSession,
+    hospital_id: Annotated[
+        str | None, Query(alias="hospitalId", max_length=64, description="the caller's own hospital")
+    ] = None,
+    hospital_created: Annotated[bool | None, Query(alias="isHospitalCreated")] = None,
+) -> Response:
+    """The signed-in hospital's doctors, by name. Another hospital's id is 404 'Hospital not found.'
+    Sends an ETag; `If-None-Match` with it answers 304 while the list is unchanged."""
+    encoded = service.list_doctors(session, principal, hospital_id, hospital_created)
+    headers = {
+        "ETag": encoded.etag,
+        # The browser keeps it but asks each time; shared caches never keep it.
+        "Cache-Control": "private, no-cache",
+        "Vary": "Authorization, Accept-Encoding",
+    }
+    if encoded.etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        headers["Content-Encoding"] = "gzip"
+        return Response(encoded.compressed, media_type="application/json", headers=headers)
+    return Response(encoded.plain, media_type="application/json", headers=headers)
+
+
+@router.post(
+    "/new-doctor",
+    operation_id="doctors_add",
+    status_code=status.HTTP_201_CREATED,
+    response_model=DoctorOut,
+    responses=error_responses(401, 403, 404, 409, 422),
+)
+def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSession) -> DoctorOut:
+    """Create a doctor's login account in the hospital's tenant. Refused (403, the message
+    names the subscription) without an active plan or at the plan's `maxDoctors`."""
+    doctor = service.add_doctor(session, principal, body)
+    session.commit()
+    return doctor
+
+
+@router.put(
+    "/{doctor_id}",
+    operation_id="doctors_update",
+    response_model=DoctorOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+def update_doctor(
+    doctor_id: str, body: DoctorUpdate, principal: HospitalPrincipal, session: DbSession
+) -> DoctorOut:
+    """Change a doctor's details, or only `isActive` (a deactivated doctor cannot sign in)."""
+    doctor = service.update_doctor(session, principal, doctor_id, body)
+    session.commit()
+    return doctor
+
+
+@router.delete(
+    "/{doctor_id}",
+    operation_id="doctors_remove",
+    response_model=DoctorRemoved,
+    responses=error_responses(401, 403, 404),
+)
+def remove_doctor(
+    doctor_id: str,
+    principal: HospitalPrincipal,
+    session: DbSession,
+    body: Annotated[DoctorRemove | None, Body()] = None,
+) -> DoctorRemoved:
+    """Remove a doctor: account, profile and certificate files are deleted; the audit log keeps the fact."""
+    removed = service.remove_doctor(session, principal, doctor_id, body.hospitalId if body else None)
+    session.commit()
+    return DoctorRemoved(message="Doctor removed successfully", id=removed)

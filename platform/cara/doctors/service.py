@@ -1,0 +1,291 @@
+"""A hospital manages its own doctors (spec §2 "Manage Doctors", §4, §6, §8 "Doctors").
+
+Every call is made by a hospital principal whose request session is bound to
+the hospital's tenant schema. A `hospitalId` sent by the client is compared
+with the principal's and never used on its own; a doctor id is looked up only
+among the principal's hospital's doctors, so another hospital's ids are 404s.
+Services never commit; each change writes an entry to the tenant's audit log.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from cara.audit import service as audit
+from cara.auth import passwords
+from cara.auth.principal import Principal
+from cara.auth.repository import email_taken
+from cara.billing.access import require_doctor_seat
+from cara.doctors import list_cache, repository
+from cara.doctors.schemas import DoctorCreate, DoctorOut, DoctorUpdate
+from cara.doctors.specialties import DEFAULT_SPECIALTY, SPECIALTIES
+from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
+from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
+from cara.models import Account, DoctorProfile
+from cara.models.tenant import default_availability
+
+HOSPITAL_NOT_FOUND = "Hospital not found."
+DOCTOR_NOT_FOUND = "Doctor not found."
+EMAIL_TAKEN = "An account with this email already exists."
+MIN_PASSWORD = 6  # doctors' accounts (spec §9); the Manage Doctors form itself asks for 8
+MAX_EXPERIENCE = 80
+# Digits with the usual separators; the forms check their own stricter formats.
+_PHONE = re.compile(r"^\+?[\d\s\-().]{6,32}$")
+
+
+def own_hospital(principal: Principal, hospital_id: str | None) -> uuid.UUID:
+    """The caller's hospital; a `hospitalId` naming any other (or nothing valid) is 404."""
+    own = principal.hospital_id
+    if own is None:
+        raise NotFound(HOSPITAL_NOT_FOUND)
+    if hospital_id is not None and hospital_id.strip() != str(own):
+        raise NotFound(HOSPITAL_NOT_FOUND)
+    return own
+
+
+def _doctor_id(raw: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(raw)
+    except ValueError as exc:
+        raise NotFound(DOCTOR_NOT_FOUND) from exc
+
+
+def doctor_out(account: Account, profile: DoctorProfile) -> DoctorOut:
+    return DoctorOut(
+        id=str(account.id),
+        name=account.name,
+        email=account.email,
+        phoneNumber=account.phone_number,
+        specialty=profile.specialty,
+        licenseNumber=profile.license_number,
+        experience=profile.experience,
+        hospitalId=str(account.hospital_id),
+        isActive=account.is_active,
+        isHospitalCreated=profile.is_hospital_created,
+        country=profile.country,
+        state=profile.state,
+        education=profile.education,
+        certifications=profile.certifications,
+        workHistory=profile.work_history,
+        availability=profile.availability,
+        createdAt=account.created_at,
+    )
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _check_fields(errors: FieldErrors, body: DoctorCreate | DoctorUpdate, *, partial: bool) -> None:
+    """Field rules shared by add and edit; with `partial`, absent fields are skipped."""
+
+    def given(value: object) -> bool:
+        return not partial or value is not None
+
+    if given(body.name):
+        errors.require("name", body.name, "Name is required")
+    if given(body.email):
+        errors.add("email", email_error(body.email))
+    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
+    if (
+        given(phone)
+        and errors.require("phoneNumber", phone, "Phone number is required")
+        and not _PHONE.match((phone or "").strip())
+    ):
+        errors.add("phoneNumber", "Invalid phone number format")
+    if body.specialty is not None and body.specialty.strip() not in SPECIALTIES:
+        errors.add("specialty", "Specialty is required" if blank(body.specialty) else "Invalid specialty")
+    if given(body.licenseNumber):
+        errors.require("licenseNumber", body.licenseNumber, "License number is required")
+    if body.experience is not None:
+        if body.experience < 0:
+            errors.add("experience", "Experience cannot be negative")
+        elif body.experience > MAX_EXPERIENCE:
+            errors.add("experience", f"Experience must be {MAX_EXPERIENCE} years or less")
+    if given(body.country):
+        errors.require("country", body.country, "Country is required")
+    if given(body.state):
+        errors.require("state", body.state, "State/Province is required")
+
+
+def validate_new(body: DoctorCreate) -> None:
+    errors = FieldErrors()
+    _check_fields(errors, body, partial=False)
+    if errors.require("password", body.password, "Password is required") and (
+        len(body.password or "") < MIN_PASSWORD
+    ):
+        errors.add("password", f"Password must be at least {MIN_PASSWORD} characters")
+    if errors:
+        raise ValidationFailed(dict(errors))
+
+
+# ---------------------------------------------------------------- the four operations
+
+
+def list_doctors(
+    session: Session, principal: Principal, hospital_id: str | None, hospital_created: bool | None
+) -> list_cache.Encoded:
+    """The hospital's doctors by name, encoded as JSON (see `list_cache`)."""
+    own = own_hospital(principal, hospital_id)
+    key = list_cache.version(session, principal.tenant_schema or "", own, hospital_created)
+
+    def build() -> list[DoctorOut]:
+        rows = repository.list_for_hospital(session, own, hospital_created=hospital_created)
+        return [doctor_out(account, profile) for account, profile in rows]
+
+    return list_cache.LISTS.get_or_build(key, build)
+
+
+def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> DoctorOut:
+    """Create the doctor's login account in the hospital's tenant, within the plan's limit."""
+    own = own_hospital(principal, body.hospitalId)
+    validate_new(body)
+    email = normalise_email(body.email or "")
+    if email_taken(session, email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    # Locks the hospital's account row until commit: two adds cannot take the last seat.
+    require_doctor_seat(session, principal.account)
+
+    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
+    specialty = (body.specialty or "").strip() or DEFAULT_SPECIALTY
+    account = Account(
+        email=email,
+        password_hash=passwords.hash_password(body.password or ""),
+        role="doctor",
+        name=(body.name or "").strip(),
+        phone_number=(phone or "").strip(),
+        specialty=specialty,
+        tenant_id=principal.account.tenant_id,
+        hospital_id=own,
+    )
+    session.add(account)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent add took the email first
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
+    profile = DoctorProfile(
+        account_id=account.id,
+        specialty=specialty,
+        license_number=(body.licenseNumber or "").strip(),
+        experience=body.experience or 0,
+        country=(body.country or "").strip(),
+        state=(body.state or "").strip(),
+        availability=default_availability(),
+        is_hospital_created=True,
+        privacy_policy_accepted=bool(body.privacyPolicyAccepted),
+    )
+    session.add(profile)
+    session.flush()
+    audit.record_tenant(
+        session, action="doctor.created", actor_id=principal.id, target_type="doctor", target_id=account.id
+    )
+    audit.record_platform(
+        session,
+        action="doctor.created",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="account",
+        target_id=account.id,
+        tenant_schema=principal.tenant_schema,
+    )
+    return doctor_out(account, profile)
+
+
+def update_doctor(session: Session, principal: Principal, doctor_id: str, body: DoctorUpdate) -> DoctorOut:
+    own = own_hospital(principal, body.hospitalId)
+    found = repository.get_for_hospital(session, own, _doctor_id(doctor_id), lock=True)
+    if found is None:
+        raise NotFound(DOCTOR_NOT_FOUND)
+    account, profile = found
+    if not body.model_fields_set - {"hospitalId"}:
+        raise BadRequest("No changes were sent.")
+
+    errors = FieldErrors()
+    _check_fields(errors, body, partial=True)
+    if errors:
+        raise ValidationFailed(dict(errors))
+
+    changed: list[str] = []
+
+    def change(obj: object, attr: str, value: object, name: str) -> None:
+        if getattr(obj, attr) != value:
+            setattr(obj, attr, value)
+            changed.append(name)
+
+    if body.name is not None:
+        change(account, "name", body.name.strip(), "name")
+    if body.email is not None:
+        email = normalise_email(body.email)
+        if email != account.email:
+            if email_taken(session, email):
+                raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+            change(account, "email", email, "email")
+    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
+    if phone is not None:
+        change(account, "phone_number", phone.strip(), "phoneNumber")
+    if body.specialty is not None:
+        change(profile, "specialty", body.specialty.strip(), "specialty")
+        account.specialty = profile.specialty  # the admin directory's copy
+    if body.licenseNumber is not None:
+        change(profile, "license_number", body.licenseNumber.strip(), "licenseNumber")
+    if body.experience is not None:
+        change(profile, "experience", body.experience, "experience")
+    if body.country is not None:
+        change(profile, "country", body.country.strip(), "country")
+    if body.state is not None:
+        change(profile, "state", body.state.strip(), "state")
+    status_changed = body.isActive is not None and body.isActive != account.is_active
+    if status_changed:
+        account.is_active = bool(body.isActive)
+
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
+    if changed:
+        audit.record_tenant(
+            session,
+            action="doctor.updated",
+            actor_id=principal.id,
+            target_type="doctor",
+            target_id=account.id,
+            detail={"fields": changed},
+        )
+    if status_changed:
+        audit.record_tenant(
+            session,
+            action="doctor.activated" if account.is_active else "doctor.deactivated",
+            actor_id=principal.id,
+            target_type="doctor",
+            target_id=account.id,
+            detail={"isActive": account.is_active},
+        )
+    return doctor_out(account, profile)
+
+
+def remove_doctor(session: Session, principal: Principal, doctor_id: str, hospital_id: str | None) -> str:
+    """Delete the doctor's account; the profile, certificate files and consultations go with it."""
+    own = own_hospital(principal, hospital_id)
+    found = repository.get_for_hospital(session, own, _doctor_id(doctor_id), lock=True)
+    if found is None:
+        raise NotFound(DOCTOR_NOT_FOUND)
+    account, _profile = found
+    removed_id = account.id
+    session.delete(account)
+    session.flush()
+    audit.record_tenant(
+        session, action="doctor.removed", actor_id=principal.id, target_type="doctor", target_id=removed_id
+    )
+    audit.record_platform(
+        session,
+        action="doctor.removed",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="account",
+        target_id=removed_id,
+        tenant_schema=principal.tenant_schema,
+    )
+    return str(removed_id)

@@ -1,0 +1,149 @@
+"""Certificate files: checked, stored in the doctor's tenant schema, served to those allowed.
+
+The reference product only logged the chosen file; here it is kept. A file is
+accepted by what its bytes are (PDF, PNG or JPEG signatures), not by the name
+or type the browser claims, and is served back with that type, as an
+attachment, never sniffed. Who may read it: the doctor who uploaded it, and
+the hospital that doctor belongs to. The session of either is bound to the
+tenant holding the file; another tenant's file id is simply not found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+import uuid
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from cara.audit import service as audit
+from cara.auth.principal import Principal
+from cara.kit.errors import Conflict, NotFound, PayloadTooLarge, ValidationFailed
+from cara.models import Account, CertificateFile
+
+CERTIFICATE_UPLOAD_PATH = "/api/auth/doctor/certificates"
+MAX_CERTIFICATE_BYTES = 5 * 1024 * 1024
+# Files a doctor may hold, saved on the profile or uploaded and not yet saved.
+MAX_FILES_PER_DOCTOR = 30
+FILE_NOT_FOUND = "Certificate file not found."
+WRONG_TYPE = "Only PDF, PNG or JPEG files can be uploaded."
+TOO_LARGE = "The file is larger than 5 MB."
+
+_SIGNATURES = (
+    (b"%PDF-", "application/pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+)
+
+
+def sniff(content: bytes) -> str | None:
+    for signature, content_type in _SIGNATURES:
+        if content.startswith(signature):
+            return content_type
+    return None
+
+
+def safe_file_name(raw: str | None, content_type: str) -> str:
+    """A display name without paths, control characters or quotes; an extension that matches."""
+    name = unicodedata.normalize("NFC", (raw or "").replace("\\", "/").rsplit("/", 1)[-1])
+    name = re.sub(r'[\x00-\x1f\x7f"<>|:*?]', "", name).strip().strip(".") or "certificate"
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    extension = {"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpg"}[content_type]
+    return f"{stem[:200]}.{extension}"
+
+
+def store(session: Session, principal: Principal, raw_name: str | None, content: bytes) -> CertificateFile:
+    if len(content) > MAX_CERTIFICATE_BYTES:
+        raise PayloadTooLarge(TOO_LARGE, fields={"file": TOO_LARGE})
+    if not content:
+        raise ValidationFailed({"file": "The file is empty."})
+    content_type = sniff(content)
+    if content_type is None:
+        raise ValidationFailed({"file": WRONG_TYPE})
+    held = session.scalar(
+        select(func.count()).select_from(CertificateFile).where(CertificateFile.account_id == principal.id)
+    )
+    if (held or 0) >= MAX_FILES_PER_DOCTOR:
+        raise Conflict(
+            f"You can keep at most {MAX_FILES_PER_DOCTOR} certificate files. Remove a certification first.",
+            fields={"file": "Too many files"},
+        )
+    record = CertificateFile(
+        account_id=principal.id,
+        file_name=safe_file_name(raw_name, content_type),
+        content_type=content_type,
+        size_bytes=len(content),
+        sha256=hashlib.sha256(content).hexdigest(),
+        content=content,
+    )
+    session.add(record)
+    session.flush()
+    audit.record_tenant(
+        session,
+        action="certificate.uploaded",
+        actor_id=principal.id,
+        target_type="certificate_file",
+        target_id=record.id,
+        detail={"size": record.size_bytes, "contentType": content_type},
+    )
+    return record
+
+
+def owned_files(
+    session: Session, account_id: uuid.UUID, ids: set[uuid.UUID]
+) -> dict[uuid.UUID, CertificateFile]:
+    """Which of `ids` are files of this account (metadata only, without the bytes)."""
+    if not ids:
+        return {}
+    rows = session.execute(
+        select(
+            CertificateFile.id,
+            CertificateFile.file_name,
+            CertificateFile.content_type,
+            CertificateFile.size_bytes,
+        ).where(CertificateFile.account_id == account_id, CertificateFile.id.in_(ids))
+    ).all()
+    return {
+        row.id: CertificateFile(
+            id=row.id, file_name=row.file_name, content_type=row.content_type, size_bytes=row.size_bytes
+        )
+        for row in rows
+    }
+
+
+def remove_unreferenced(session: Session, account_id: uuid.UUID, keep: set[uuid.UUID]) -> int:
+    """Delete the account's files that no saved certification points at."""
+    query = delete(CertificateFile).where(CertificateFile.account_id == account_id)
+    if keep:
+        query = query.where(CertificateFile.id.not_in(keep))
+    result = session.execute(query)
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def fetch(session: Session, principal: Principal, file_id: str) -> CertificateFile:
+    """The file, if the caller is its doctor or that doctor's hospital; else 404 (never 403,
+    which would confirm that the id exists)."""
+    if principal.tenant_schema is None:  # files live in tenant schemas only
+        raise NotFound(FILE_NOT_FOUND)
+    try:
+        key = uuid.UUID(file_id)
+    except ValueError as exc:
+        raise NotFound(FILE_NOT_FOUND) from exc
+    row = session.execute(
+        select(CertificateFile, Account.hospital_id)
+        .join(Account, Account.id == CertificateFile.account_id)
+        .where(CertificateFile.id == key)
+    ).first()
+    if row is None:
+        raise NotFound(FILE_NOT_FOUND)
+    record: CertificateFile = row[0]
+    doctors_hospital = row[1]
+    own_hospital = principal.role == "hospital" and principal.hospital_id is not None
+    allowed = record.account_id == principal.id or (
+        own_hospital and doctors_hospital == principal.hospital_id
+    )
+    if not allowed:
+        raise NotFound(FILE_NOT_FOUND)
+    return record
