@@ -27,9 +27,7 @@ from cara.subscriptions.service import ACCESS_STATUSES, effective_status, latest
 NO_SUBSCRIPTION = "An active subscription is required to add doctors. Please choose a plan."
 LIMIT_REACHED = "Doctor limit reached for your current plan. Upgrade to add more."
 # Refusals of an add name the subscription: the hospital dashboard then opens /subscription.
-ADD_REFUSED_NO_SUBSCRIPTION = (
-    "An active subscription is required to add doctors. Please choose a subscription plan."
-)
+ADD_REFUSED_NO_SUBSCRIPTION = NO_SUBSCRIPTION
 ADD_REFUSED_LIMIT = (
     "Doctor limit reached for your current subscription plan ({max_doctors} doctors). "
     "Upgrade your subscription to add more doctors."

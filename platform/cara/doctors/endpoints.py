@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Query, Request, Response, status
 
 from cara.auth.principal import HospitalPrincipal
 from cara.doctors import service
-from cara.doctors.schemas import DoctorCreate, DoctorOut, DoctorRemove, DoctorRemoved, DoctorUpdate
+from cara.doctors.schemas import DoctorCreate, DoctorRemove, DoctorRemoved, DoctorUpdate, HospitalDoctorOut
 from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/doctors", tags=["doctors"])
 @router.get(
     "",
     operation_id="doctors_list",
-    response_model=list[DoctorOut],
+    response_model=list[HospitalDoctorOut],
     responses=error_responses(401, 403, 404),
 )
 def list_doctors(
@@ -51,10 +51,10 @@ def list_doctors(
     "/new-doctor",
     operation_id="doctors_add",
     status_code=status.HTTP_201_CREATED,
-    response_model=DoctorOut,
+    response_model=HospitalDoctorOut,
     responses=error_responses(401, 403, 404, 409, 422),
 )
-def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSession) -> DoctorOut:
+def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSession) -> HospitalDoctorOut:
     """Create a doctor's login account in the hospital's tenant. Refused (403, the message
     names the subscription) without an active plan or at the plan's `maxDoctors`."""
     doctor = service.add_doctor(session, principal, body)
@@ -65,12 +65,12 @@ def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSess
 @router.put(
     "/{doctor_id}",
     operation_id="doctors_update",
-    response_model=DoctorOut,
+    response_model=HospitalDoctorOut,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 def update_doctor(
     doctor_id: str, body: DoctorUpdate, principal: HospitalPrincipal, session: DbSession
-) -> DoctorOut:
+) -> HospitalDoctorOut:
     """Change a doctor's details, or only `isActive` (a deactivated doctor cannot sign in)."""
     doctor = service.update_doctor(session, principal, doctor_id, body)
     session.commit()

@@ -31,11 +31,11 @@ from pydantic import TypeAdapter
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from cara.doctors.schemas import DoctorOut
+from cara.doctors.schemas import HospitalDoctorOut
 from cara.models import Account, DoctorProfile
 
 MAX_BYTES = 32 * 1024 * 1024
-_ENCODER = TypeAdapter(list[DoctorOut])
+_ENCODER = TypeAdapter(list[HospitalDoctorOut])
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class ListCache:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get_or_build(self, key: Version, build: Callable[[], list[DoctorOut]]) -> Encoded:
+    def get_or_build(self, key: Version, build: Callable[[], list[HospitalDoctorOut]]) -> Encoded:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:

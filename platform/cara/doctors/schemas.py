@@ -51,7 +51,7 @@ class DoctorRemove(RequestBody):
     hospitalId: str | None = Field(default=None, max_length=64)
 
 
-class DoctorOut(BaseModel):
+class HospitalDoctorOut(BaseModel):
     """A doctor as the hospital's screens show it."""
 
     model_config = ConfigDict(populate_by_name=True)

@@ -21,7 +21,7 @@ from cara.auth.principal import Principal
 from cara.auth.repository import email_taken
 from cara.billing.access import require_doctor_seat
 from cara.doctors import list_cache, repository
-from cara.doctors.schemas import DoctorCreate, DoctorOut, DoctorUpdate
+from cara.doctors.schemas import DoctorCreate, DoctorUpdate, HospitalDoctorOut
 from cara.doctors.specialties import DEFAULT_SPECIALTY, SPECIALTIES
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
@@ -54,8 +54,8 @@ def _doctor_id(raw: str) -> uuid.UUID:
         raise NotFound(DOCTOR_NOT_FOUND) from exc
 
 
-def doctor_out(account: Account, profile: DoctorProfile) -> DoctorOut:
-    return DoctorOut(
+def doctor_out(account: Account, profile: DoctorProfile) -> HospitalDoctorOut:
+    return HospitalDoctorOut(
         id=str(account.id),
         name=account.name,
         email=account.email,
@@ -132,14 +132,14 @@ def list_doctors(
     own = own_hospital(principal, hospital_id)
     key = list_cache.version(session, principal.tenant_schema or "", own, hospital_created)
 
-    def build() -> list[DoctorOut]:
+    def build() -> list[HospitalDoctorOut]:
         rows = repository.list_for_hospital(session, own, hospital_created=hospital_created)
         return [doctor_out(account, profile) for account, profile in rows]
 
     return list_cache.LISTS.get_or_build(key, build)
 
 
-def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> DoctorOut:
+def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> HospitalDoctorOut:
     """Create the doctor's login account in the hospital's tenant, within the plan's limit."""
     own = own_hospital(principal, body.hospitalId)
     validate_new(body)
@@ -194,7 +194,9 @@ def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> Do
     return doctor_out(account, profile)
 
 
-def update_doctor(session: Session, principal: Principal, doctor_id: str, body: DoctorUpdate) -> DoctorOut:
+def update_doctor(
+    session: Session, principal: Principal, doctor_id: str, body: DoctorUpdate
+) -> HospitalDoctorOut:
     own = own_hospital(principal, body.hospitalId)
     found = repository.get_for_hospital(session, own, _doctor_id(doctor_id), lock=True)
     if found is None:

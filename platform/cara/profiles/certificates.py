@@ -14,6 +14,7 @@ import hashlib
 import re
 import unicodedata
 import uuid
+from datetime import timedelta
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -21,12 +22,14 @@ from sqlalchemy.orm import Session
 from cara.audit import service as audit
 from cara.auth.principal import Principal
 from cara.kit.errors import Conflict, NotFound, PayloadTooLarge, ValidationFailed
-from cara.models import Account, CertificateFile
+from cara.models import Account, CertificateFile, DoctorProfile
+from cara.models.base import utcnow
 
 CERTIFICATE_UPLOAD_PATH = "/api/auth/doctor/certificates"
 MAX_CERTIFICATE_BYTES = 5 * 1024 * 1024
 # Files a doctor may hold, saved on the profile or uploaded and not yet saved.
 MAX_FILES_PER_DOCTOR = 30
+ABANDONED_AFTER = timedelta(hours=1)
 FILE_NOT_FOUND = "Certificate file not found."
 WRONG_TYPE = "Only PDF, PNG or JPEG files can be uploaded."
 TOO_LARGE = "The file is larger than 5 MB."
@@ -62,10 +65,11 @@ def store(session: Session, principal: Principal, raw_name: str | None, content:
     content_type = sniff(content)
     if content_type is None:
         raise ValidationFailed({"file": WRONG_TYPE})
-    held = session.scalar(
-        select(func.count()).select_from(CertificateFile).where(CertificateFile.account_id == principal.id)
-    )
-    if (held or 0) >= MAX_FILES_PER_DOCTOR:
+    if _held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
+        # Uploads of edits that were cancelled are only removed by the next save: make room
+        # from those first (older than an hour, so not the ones of the edit going on now).
+        _drop_abandoned(session, principal.id)
+    if _held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
         raise Conflict(
             f"You can keep at most {MAX_FILES_PER_DOCTOR} certificate files. Remove a certification first.",
             fields={"file": "Too many files"},
@@ -89,6 +93,29 @@ def store(session: Session, principal: Principal, raw_name: str | None, content:
         detail={"size": record.size_bytes, "contentType": content_type},
     )
     return record
+
+
+def _held(session: Session, account_id: uuid.UUID) -> int:
+    count = session.scalar(
+        select(func.count()).select_from(CertificateFile).where(CertificateFile.account_id == account_id)
+    )
+    return int(count or 0)
+
+
+def _drop_abandoned(session: Session, account_id: uuid.UUID) -> None:
+    profile = session.scalar(select(DoctorProfile).where(DoctorProfile.account_id == account_id))
+    referenced = {
+        uuid.UUID(str(c["fileId"]))
+        for c in (profile.certifications if profile else [])
+        if isinstance(c, dict) and c.get("fileId")
+    }
+    query = delete(CertificateFile).where(
+        CertificateFile.account_id == account_id,
+        CertificateFile.created_at < utcnow() - ABANDONED_AFTER,
+    )
+    if referenced:
+        query = query.where(CertificateFile.id.not_in(referenced))
+    session.execute(query)
 
 
 def owned_files(

@@ -175,3 +175,29 @@ class TestWhoMayDownload:
 def test_hospitals_cannot_upload(client: Any) -> None:
     r = upload(client, new_hospital(client).token, PDF)
     assert r.status_code == 403
+
+
+def test_abandoned_uploads_make_room_at_the_limit(client: Any, doctor: dict[str, Any]) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from cara.models.base import utcnow
+    from cara.profiles.certificates import MAX_FILES_PER_DOCTOR
+
+    kept = upload(client, doctor["token"], PDF).json()
+    client.put(
+        "/api/auth/doctor/profile",
+        json={"certifications": [{"name": "Kept", "fileId": kept["id"]}]},
+        headers=auth(doctor["token"]),
+    )
+    for _ in range(MAX_FILES_PER_DOCTOR - 1):  # uploads of edits that were cancelled
+        assert upload(client, doctor["token"], PNG, name="x.png").status_code == 201
+    refused = upload(client, doctor["token"], PNG, name="x.png")
+    assert refused.status_code == 409  # all recent: they may belong to an edit going on now
+    with session_scope("independent") as s:
+        s.execute(update(CertificateFile).values(created_at=utcnow() - timedelta(hours=2)))
+    assert upload(client, doctor["token"], PNG, name="x.png").status_code == 201
+    assert files_in("independent") == 2  # the saved one and the new one
+    got = client.get(f"/api/certificates/{kept['id']}", headers=auth(doctor["token"]))
+    assert got.status_code == 200

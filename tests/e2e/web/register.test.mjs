@@ -394,7 +394,8 @@ describe('registration and legal pages', () => {
     });
 
     it("restores a hospital's draft and registers its doctor without signing the hospital out", async () => {
-        const hospital = await signInAs(page, FIXTURES.hospital, 'hospital', '/privacy-policy');
+        // A hospital with free seats on its plan: adding a doctor takes one.
+        const hospital = await signInAs(page, FIXTURES.managingHospital, 'hospital', '/privacy-policy');
         // Let the app finish checking the session: leaving while GET /api/auth/user
         // is in flight aborts it, and SessionProvider treats that failure as a dead token.
         await page.getByTestId('profile-menu').waitFor();
@@ -447,7 +448,8 @@ describe('registration and legal pages', () => {
         assert.equal((await response.request().allHeaders()).authorization, `Bearer ${hospital.token}`);
         assert.equal(sent.isHospitalCreated, true);
         assert.equal(sent.hospitalId, hospitalId);
-        await waitForPath(page, '/doctor-dashboard');
+        await waitForPath(page, '/manage');
+        await page.getByText('Dr Kofi Annan-Mensah').first().waitFor();
         await page.getByTestId('toast').filter({ hasText: 'Registration successful!' }).waitFor();
 
         // The hospital is still the one signed in.

@@ -32,11 +32,6 @@ const clinical = (element: ReactNode) => (
 );
 const onlyDoctors = (element: ReactNode) => <RoleRedirect role="doctor">{element}</RoleRedirect>;
 
-const placeholder = (title: string, dark = false) => async () => {
-    const { RouteTitle } = await import('../features/placeholders/RouteTitle');
-    return { default: () => <RouteTitle title={title} dark={dark} /> };
-};
-
 export const routes: RouteObject[] = [
     {
         element: <AppLayout />,
@@ -56,7 +51,10 @@ export const routes: RouteObject[] = [
             { path: paths.terms, ...page(() => import('../features/legal/routes/TermsAndConditions')) },
 
             // Doctors (spec §2 "Protected routes", §6)
-            { path: paths.doctorDashboard, ...page(placeholder('Doctor Dashboard'), clinical) },
+            {
+                path: paths.doctorDashboard,
+                ...page(() => import('../features/doctor-dashboard/DoctorDashboardPage'), clinical),
+            },
             {
                 path: paths.radiologist,
                 ...page(() => import('../features/consoles/routes/RadiologistConsole'), clinical),
@@ -91,8 +89,9 @@ export const routes: RouteObject[] = [
             },
 
             // Hospitals
-            { path: paths.dashboard, ...page(placeholder('Hospital Dashboard'), forRoles(['hospital'])) },
-            { path: paths.manage, ...page(placeholder('Manage Doctors'), forRoles(['hospital'])) },
+            // Signed-in only: the pages show their own notices to other roles (spec §2).
+            { path: paths.dashboard, ...page(() => import('../features/hospitals/routes/HospitalDashboard'), signedIn) },
+            { path: paths.manage, ...page(() => import('../features/hospitals/routes/ManageDoctors'), signedIn) },
             {
                 path: paths.subscription,
                 ...page(() => import('../features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
@@ -101,7 +100,7 @@ export const routes: RouteObject[] = [
             // Admins use the react-admin console at /admin/.
             { path: paths.adminDashboard, ...page(() => import('../features/admin/AdminDashboardRedirect')) },
 
-            { path: paths.profile, ...page(placeholder('Profile'), signedIn) },
+            { path: paths.profile, ...page(() => import('../features/profile/routes/ProfilePage'), signedIn) },
             { path: '*', ...page(() => import('./NotFound')) },
         ],
     },

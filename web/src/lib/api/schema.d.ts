@@ -445,6 +445,7 @@ export interface paths {
         /**
          * List Doctors
          * @description The signed-in hospital's doctors, by name. Another hospital's id is 404 'Hospital not found.'
+         *     Sends an ETag; `If-None-Match` with it answers 304 while the list is unchanged.
          */
         get: operations["doctors_list"];
         put?: never;
@@ -1039,6 +1040,30 @@ export interface components {
              */
             message?: string | null;
         };
+        /** DoctorOut */
+        DoctorOut: {
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Email */
+            email: string;
+            /** Hospitalid */
+            hospitalId: string | null;
+            /** Hospitalname */
+            hospitalName: string | null;
+            /** Id */
+            id: string;
+            /** Isactive */
+            isActive: boolean;
+            /** Isverified */
+            isVerified: boolean;
+            /** Name */
+            name: string;
+            /** Specialization */
+            specialization: string | null;
+        };
         /** DoctorRemove */
         DoctorRemove: {
             /** Hospitalid */
@@ -1115,6 +1140,55 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "degraded";
+        };
+        /**
+         * HospitalDoctorOut
+         * @description A doctor as the hospital's screens show it.
+         */
+        HospitalDoctorOut: {
+            /** Id */
+            _id: string;
+            /** Availability */
+            availability: unknown[];
+            /** Certifications */
+            certifications: unknown[];
+            /** Country */
+            country: string;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Education */
+            education: unknown[];
+            /** Email */
+            email: string;
+            /** Experience */
+            experience: number;
+            /** Hospitalid */
+            hospitalId: string;
+            /** Isactive */
+            isActive: boolean;
+            /** Ishospitalcreated */
+            isHospitalCreated: boolean;
+            /** Licensenumber */
+            licenseNumber: string;
+            /** Name */
+            name: string;
+            /** Phonenumber */
+            phoneNumber: string;
+            /**
+             * Role
+             * @default doctor
+             * @constant
+             */
+            role: "doctor";
+            /** Specialty */
+            specialty: string;
+            /** State */
+            state: string;
+            /** Workhistory */
+            workHistory: unknown[];
         };
         /** HospitalOut */
         HospitalOut: {
@@ -1631,79 +1705,6 @@ export interface components {
             /** Startdate */
             startDate?: string | null;
         };
-        /** DoctorOut */
-        cara__console__schemas__DoctorOut: {
-            /**
-             * Createdat
-             * Format: date-time
-             */
-            createdAt: string;
-            /** Email */
-            email: string;
-            /** Hospitalid */
-            hospitalId: string | null;
-            /** Hospitalname */
-            hospitalName: string | null;
-            /** Id */
-            id: string;
-            /** Isactive */
-            isActive: boolean;
-            /** Isverified */
-            isVerified: boolean;
-            /** Name */
-            name: string;
-            /** Specialization */
-            specialization: string | null;
-        };
-        /**
-         * DoctorOut
-         * @description A doctor as the hospital's screens show it.
-         */
-        cara__doctors__schemas__DoctorOut: {
-            /** Id */
-            _id: string;
-            /** Availability */
-            availability: unknown[];
-            /** Certifications */
-            certifications: unknown[];
-            /** Country */
-            country: string;
-            /**
-             * Createdat
-             * Format: date-time
-             */
-            createdAt: string;
-            /** Education */
-            education: unknown[];
-            /** Email */
-            email: string;
-            /** Experience */
-            experience: number;
-            /** Hospitalid */
-            hospitalId: string;
-            /** Isactive */
-            isActive: boolean;
-            /** Ishospitalcreated */
-            isHospitalCreated: boolean;
-            /** Licensenumber */
-            licenseNumber: string;
-            /** Name */
-            name: string;
-            /** Phonenumber */
-            phoneNumber: string;
-            /**
-             * Role
-             * @default doctor
-             * @constant
-             */
-            role: "doctor";
-            /** Specialty */
-            specialty: string;
-            /** State */
-            state: string;
-            /** Workhistory */
-            workHistory: unknown[];
-        };
     };
     responses: never;
     parameters: never;
@@ -1798,7 +1799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"][];
+                    "application/json": components["schemas"]["DoctorOut"][];
                 };
             };
             /** @description Malformed request */
@@ -1856,7 +1857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"];
+                    "application/json": components["schemas"]["DoctorOut"];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -1914,7 +1915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__console__schemas__DoctorOut"];
+                    "application/json": components["schemas"]["DoctorOut"];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -2993,7 +2994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"][];
+                    "application/json": components["schemas"]["HospitalDoctorOut"][];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -3091,7 +3092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"];
+                    "application/json": components["schemas"]["HospitalDoctorOut"];
                 };
             };
             /** @description Not signed in, or the token is no longer valid */
@@ -3162,7 +3163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["cara__doctors__schemas__DoctorOut"];
+                    "application/json": components["schemas"]["HospitalDoctorOut"];
                 };
             };
             /** @description Malformed request */

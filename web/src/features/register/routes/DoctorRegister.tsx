@@ -11,7 +11,7 @@ import { useSession } from '../../../lib/session/SessionProvider';
 import { DEFAULT_AVAILABILITY, type SignupBody } from '../api';
 import { FailureAlert, FormSection, PrivacyConsent, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
-import { countryOptions, DOCTOR_COUNTRIES } from '../countries';
+import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '../countries';
 import { clearDoctorDraft, readDoctorDraft } from '../draft';
 import { EMPTY_DOCTOR_FORM, validateDoctor, wholeNumber, type DoctorForm } from '../validation';
 
@@ -49,7 +49,11 @@ const DoctorRegister = () => {
         });
 
     const language = i18n.resolvedLanguage ?? 'en';
-    const countries = useMemo(() => countryOptions(DOCTOR_COUNTRIES, language), [language]);
+    // A hospital registering its own doctor gets the same countries as its Manage Doctors form.
+    const countries = useMemo(
+        () => countryOptions(hospitalCreated ? AFRICAN_COUNTRIES : DOCTOR_COUNTRIES, language),
+        [hospitalCreated, language],
+    );
     const specialties = SPECIALTIES.map(specialty => ({ value: specialty, label: t(specialty) }));
 
     const build = (values: DoctorForm): SignupBody => ({
@@ -75,8 +79,9 @@ const DoctorRegister = () => {
     const onSubmit = submitWith(build, ({ token, user }) => {
         notify(t('Registration successful!'), 'success');
         if (hospitalCreated) {
-            // The hospital registered someone else: its own session must stay.
-            navigate(paths.doctorDashboard);
+            // The hospital registered someone else: its own session stays, and it goes back to
+            // its list of doctors (the doctor's dashboard is not the hospital's to see).
+            navigate(paths.manage);
             return;
         }
         signIn(token, user);

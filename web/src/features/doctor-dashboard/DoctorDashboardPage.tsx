@@ -1,0 +1,193 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+
+import { Alert } from '../../components/ui/Alert';
+import { Button } from '../../components/ui/Button';
+import { paths } from '../../config/paths';
+import { isHospitalCreatedDoctor } from '../../lib/access';
+import { useSession } from '../../lib/session/SessionProvider';
+import { fetchCurrentSubscription, type CurrentSubscription } from '../subscriptions/api';
+import { formatDate } from './format';
+import './doctor-dashboard.css';
+
+/**
+ * /doctor-dashboard (spec §2 "Protected routes"): a welcome, the doctor's
+ * subscription card with the way to manage or choose a plan, and the Quick
+ * Actions, which are not built yet and say so.
+ */
+const NO_PLAN = 'No Plan';
+
+const icon = {
+    width: 22,
+    height: 22,
+    viewBox: '0 0 24 24',
+    fill: 'none',
+    stroke: 'currentColor',
+    strokeWidth: 2,
+    strokeLinecap: 'round',
+    strokeLinejoin: 'round',
+} as const;
+const PatientsIcon = () => (
+    <svg {...icon}>
+        <circle cx="9" cy="8" r="3.5" />
+        <path d="M2.5 20c.8-3.6 3.4-5.5 6.5-5.5s5.7 1.9 6.5 5.5" />
+        <path d="M16 4.8a3.3 3.3 0 0 1 0 6.4M18 14.8c2 .7 3.2 2.5 3.6 5.2" />
+    </svg>
+);
+const CalendarIcon = () => (
+    <svg {...icon}>
+        <rect x="3" y="4.5" width="18" height="16" rx="2" />
+        <path d="M3 9.5h18M8 2.5v4M16 2.5v4M7.5 14h3M13.5 14h3M7.5 17.5h3" />
+    </svg>
+);
+
+type Load = { state: 'loading' } | { state: 'loaded'; data: CurrentSubscription } | { state: 'failed' };
+
+/** Status labels; an unknown status shows as sent. */
+const STATUS_LABELS: Record<string, string> = {
+    active: 'Active',
+    trialing: 'Trialing',
+    past_due: 'Past Due',
+    unpaid: 'Unpaid',
+    canceled: 'Canceled',
+    incomplete: 'Incomplete',
+    incomplete_expired: 'Expired',
+    inactive: 'Inactive',
+};
+
+const DoctorDashboardPage = () => {
+    const { t, i18n } = useTranslation('doctor');
+    const { user } = useSession();
+    const [load, setLoad] = useState<Load>({ state: 'loading' });
+
+    const refresh = useCallback(async () => {
+        setLoad({ state: 'loading' });
+        const result = await fetchCurrentSubscription();
+        setLoad(result.ok ? { state: 'loaded', data: result.data } : { state: 'failed' });
+    }, []);
+
+    useEffect(() => {
+        void refresh();
+    }, [refresh]);
+
+    if (!user) return null; // the route's guard sends visitors away first
+
+    const language = i18n.resolvedLanguage ?? 'en';
+    const date = (value: string | null | undefined) => {
+        const text = formatDate(value, language);
+        if (text === null) return t('Not set');
+        if (text === 'invalid') return t('Invalid date');
+        return text;
+    };
+
+    const subscription = load.state === 'loaded' ? load.data : null;
+    const status = subscription?.status || 'inactive';
+    const active = status === 'active';
+    const planName = subscription?.planId?.name || NO_PLAN;
+    const cycle = subscription?.billingCycle;
+    const renewal =
+        status === 'trialing'
+            ? (subscription?.trialEndDate ?? subscription?.endDate)
+            : (subscription?.nextPaymentDate ?? subscription?.endDate);
+    const statusLabel = STATUS_LABELS[status] ? t(STATUS_LABELS[status]) : status;
+
+    return (
+        <main className="page dd-page">
+            <header className="dd-header">
+                <h1>{t('Welcome, Dr. {{name}}', { name: user.name })}</h1>
+                {user.specialty && <p className="dd-subtitle">{t(user.specialty)}</p>}
+            </header>
+
+            <div className="dd-grid">
+                <section className="card dd-card dd-subscription" aria-labelledby="dd-subscription-heading">
+                    <h2 id="dd-subscription-heading">{t('Subscription')}</h2>
+                    {load.state === 'loading' && (
+                        <p className="dd-loading" role="status">
+                            <span className="spinner" aria-hidden="true" />
+                            {t('Loading subscription details...')}
+                        </p>
+                    )}
+                    {load.state === 'failed' && (
+                        <Alert kind="warning" title={t('Subscription Error:')}>
+                            <p>{t('Failed to load subscription details')}</p>
+                            <Button variant="secondary" className="dd-retry" onClick={() => void refresh()}>
+                                {t('Try again')}
+                            </Button>
+                        </Alert>
+                    )}
+                    {subscription && (
+                        <>
+                            <div className="dd-plan">
+                                <span className="dd-plan-name" data-testid="plan-name">
+                                    {planName === NO_PLAN ? t('No Plan') : planName}
+                                </span>
+                                <span
+                                    className={`dd-status dd-status-${active ? 'active' : status === 'trialing' ? 'trial' : 'other'}`}
+                                    data-testid="plan-status"
+                                >
+                                    {statusLabel}
+                                </span>
+                            </div>
+                            <dl className="dd-details">
+                                <div>
+                                    <dt>{t('Billing Cycle')}</dt>
+                                    <dd data-testid="billing-cycle">
+                                        {cycle === 'annual' ? t('Annual') : cycle === 'monthly' ? t('Monthly') : t('Not set')}
+                                    </dd>
+                                </div>
+                                <div>
+                                    <dt>{status === 'trialing' ? t('Trial ends') : t('Renews/Expires')}</dt>
+                                    <dd data-testid="renewal-date">{date(renewal)}</dd>
+                                </div>
+                            </dl>
+                            {isHospitalCreatedDoctor(user) && (
+                                <p className="dd-note">{t("Your access is provided by your hospital's subscription.")}</p>
+                            )}
+                        </>
+                    )}
+                    {load.state !== 'loading' && (
+                        <Link
+                            to={paths.doctorSubscription}
+                            className={`btn ${active ? 'btn-secondary' : 'btn-primary'} dd-plan-action`}
+                        >
+                            {active ? t('Manage Plan') : t('Choose Plan')}
+                        </Link>
+                    )}
+                </section>
+
+                <section className="card dd-card dd-actions" aria-labelledby="dd-actions-heading">
+                    <h2 id="dd-actions-heading">{t('Quick Actions')}</h2>
+                    <p className="dd-soon-intro" id="dd-soon">
+                        {t('These features are coming soon.')}
+                    </p>
+                    <ul className="dd-action-list">
+                        {[
+                            { id: 'patients', label: t('View Patients'), icon: <PatientsIcon /> },
+                            { id: 'schedule', label: t('Schedule'), icon: <CalendarIcon /> },
+                        ].map(action => (
+                            <li key={action.id}>
+                                {/* Not built yet: focusable so it can be discovered, but it does nothing. */}
+                                <button
+                                    type="button"
+                                    className="dd-action"
+                                    aria-disabled="true"
+                                    aria-describedby="dd-soon"
+                                    data-testid={`quick-action-${action.id}`}
+                                >
+                                    <span className="dd-action-icon" aria-hidden="true">
+                                        {action.icon}
+                                    </span>
+                                    <span className="dd-action-label">{action.label}</span>
+                                    <span className="dd-soon-badge">{t('Coming soon')}</span>
+                                </button>
+                            </li>
+                        ))}
+                    </ul>
+                </section>
+            </div>
+        </main>
+    );
+};
+
+export default DoctorDashboardPage;

@@ -1,0 +1,45 @@
+import { useId, type TextareaHTMLAttributes } from 'react';
+
+import type { ProfileForm } from '../model';
+
+/** What every tab panel of the doctor's profile receives from the page. */
+export interface PanelProps {
+    form: ProfileForm;
+    editing: boolean;
+    /** The translated message under the field with this key (`name`, `certifications.0.date`), if any. */
+    error: (key: string) => string | undefined;
+    /** Applies an edit; `key` is the field edited, whose server message then goes away. */
+    change: (key: string, edit: (form: ProfileForm) => ProfileForm) => void;
+}
+
+/** Replaces entry `index` of a list with `patch` applied. */
+export const patchAt = <T,>(list: readonly T[], index: number, patch: Partial<T>): T[] =>
+    list.map((entry, i) => (i === index ? { ...entry, ...patch } : entry));
+
+interface TextAreaProps extends TextareaHTMLAttributes<HTMLTextAreaElement> {
+    label: string;
+    error?: string;
+}
+
+/** A labelled textarea with its error tied to it, like the shared TextField. */
+export const TextAreaField = ({ label, error, id, ...textarea }: TextAreaProps) => {
+    const generated = useId();
+    const inputId = id ?? generated;
+    const errorId = `${inputId}-error`;
+    return (
+        <div className="field">
+            <label htmlFor={inputId}>{label}</label>
+            <textarea
+                id={inputId}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? errorId : undefined}
+                {...textarea}
+            />
+            {error && (
+                <p className="field-error" id={errorId}>
+                    {error}
+                </p>
+            )}
+        </div>
+    );
+};
