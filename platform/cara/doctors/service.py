@@ -9,7 +9,6 @@ Services never commit; each change writes an entry to the tenant's audit log.
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from sqlalchemy.exc import IntegrityError
@@ -19,22 +18,20 @@ from cara.audit import service as audit
 from cara.auth import passwords
 from cara.auth.principal import Principal
 from cara.auth.repository import email_taken
+from cara.auth.service import EMAIL_TAKEN
 from cara.billing.access import require_doctor_seat
 from cara.doctors import list_cache, repository
 from cara.doctors.schemas import DoctorCreate, DoctorUpdate, HospitalDoctorOut
 from cara.doctors.specialties import DEFAULT_SPECIALTY, SPECIALTIES
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
-from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
+from cara.kit.validation import ChangeSet, FieldErrors, blank, email_error, normalise_email, phone_written_ok
 from cara.models import Account, DoctorProfile
 from cara.models.tenant import default_availability
 
 HOSPITAL_NOT_FOUND = "Hospital not found."
 DOCTOR_NOT_FOUND = "Doctor not found."
-EMAIL_TAKEN = "An account with this email already exists."
 MIN_PASSWORD = 6  # doctors' accounts (spec §9); the Manage Doctors form itself asks for 8
 MAX_EXPERIENCE = 80
-# Digits with the usual separators; the forms check their own stricter formats.
-_PHONE = re.compile(r"^\+?[\d\s\-().]{6,32}$")
 
 
 def own_hospital(principal: Principal, hospital_id: str | None) -> uuid.UUID:
@@ -93,7 +90,7 @@ def _check_fields(errors: FieldErrors, body: DoctorCreate | DoctorUpdate, *, par
     if (
         given(phone)
         and errors.require("phoneNumber", phone, "Phone number is required")
-        and not _PHONE.match((phone or "").strip())
+        and not phone_written_ok(phone or "")
     ):
         errors.add("phoneNumber", "Invalid phone number format")
     if body.specialty is not None and body.specialty.strip() not in SPECIALTIES:
@@ -210,12 +207,8 @@ def update_doctor(
     if errors:
         raise ValidationFailed(dict(errors))
 
-    changed: list[str] = []
-
-    def change(obj: object, attr: str, value: object, name: str) -> None:
-        if getattr(obj, attr) != value:
-            setattr(obj, attr, value)
-            changed.append(name)
+    changed = ChangeSet()
+    change = changed.set
 
     if body.name is not None:
         change(account, "name", body.name.strip(), "name")

@@ -8,6 +8,8 @@ from urllib.parse import urlparse
 # The spec's "simple address pattern": something@something.something, no spaces.
 _EMAIL = re.compile(r"^[^\s@\x00-\x1f\x7f]+@[^\s@\x00-\x1f\x7f]+\.[^\s@\x00-\x1f\x7f]+$")
 _PHONE_DIGITS = re.compile(r"^\d{10,15}$")
+# A phone number as people type it: digits with the usual separators (forms check stricter formats).
+_PHONE_WRITTEN = re.compile(r"^\+?[\d\s\-().]{6,32}$")
 
 
 def blank(value: object) -> bool:
@@ -30,6 +32,10 @@ def phone_digits_ok(value: str) -> bool:
     return bool(_PHONE_DIGITS.match(value.strip()))
 
 
+def phone_written_ok(value: str) -> bool:
+    return bool(_PHONE_WRITTEN.match(value.strip()))
+
+
 def url_ok(value: str) -> bool:
     parsed = urlparse(value.strip())
     return parsed.scheme in ("http", "https") and bool(parsed.netloc) and "." in parsed.netloc
@@ -47,3 +53,13 @@ class FieldErrors(dict[str, str]):
             self.add(field, message)
             return False
         return True
+
+
+class ChangeSet(list[str]):
+    """Applies new values to model attributes, remembering the names of those that changed
+    (what an audit entry records: which fields, never their values)."""
+
+    def set(self, obj: object, attr: str, value: object, name: str) -> None:
+        if getattr(obj, attr) != value:
+            setattr(obj, attr, value)
+            self.append(name)

@@ -18,18 +18,17 @@ from sqlalchemy.orm import Session
 from cara.audit import service as audit
 from cara.auth import repository as auth_repository
 from cara.auth.principal import Principal
+from cara.auth.service import EMAIL_TAKEN
 from cara.doctors.specialties import SPECIALTIES
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
-from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
+from cara.kit.validation import ChangeSet, FieldErrors, blank, email_error, normalise_email, phone_written_ok
 from cara.models import DoctorProfile
 from cara.models.tenant import default_availability
 from cara.profiles import certificates
 from cara.profiles.schemas import AvailabilityEntry, CertificationEntry, ProfileUpdate, WorkHistoryEntry
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-EMAIL_TAKEN = "An account with this email already exists."
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-_PHONE = re.compile(r"^\+?[\d\s\-().]{6,32}$")
 
 
 def _date(value: str | None) -> date | None:
@@ -138,7 +137,7 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
     if (
         "phoneNumber" in sent
         and errors.require("phoneNumber", body.phoneNumber, "Phone number is required")
-        and not _PHONE.match((body.phoneNumber or "").strip())
+        and not phone_written_ok(body.phoneNumber or "")
     ):
         errors.add("phoneNumber", "Invalid phone number format")
     if "specialty" in sent and (body.specialty or "").strip() not in SPECIALTIES:
@@ -175,12 +174,8 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
     if errors:
         raise ValidationFailed(dict(errors))
 
-    changed: list[str] = []
-
-    def change(obj: object, attr: str, value: object, name: str) -> None:
-        if getattr(obj, attr) != value:
-            setattr(obj, attr, value)
-            changed.append(name)
+    changed = ChangeSet()
+    change = changed.set
 
     if body.name is not None:
         change(account, "name", body.name.strip(), "name")
