@@ -88,7 +88,8 @@ class TraceContext(Middleware):
         token = message.options.pop("_trace_token", None)
         if span is not None:
             if exception is not None:
-                span.record_exception(exception)
+                # The type only: an exception's message may quote a job's data (an address, a name).
+                span.set_attribute("error.type", type(exception).__name__)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, type(exception).__name__))
             span.end()
         if token is not None:

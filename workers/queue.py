@@ -58,17 +58,25 @@ def _job_context(job: OutboxJob) -> Iterator[None]:
         otel_context.detach(ctx_token)
 
 
-def _send(job: OutboxJob) -> None:
+def send_now(actor_name: str, kwargs: dict[str, Any], **options: Any) -> None:
+    """Send a job to the broker at once, inside a producer span of the current trace.
+
+    For jobs that must not wait for a commit (a request waiting for its
+    answer); anything tied to stored rows goes through enqueue_after_commit.
+    """
     from workers.registry import broker  # imported late: the registry imports every actor
 
-    actor = broker.get_actor(job.actor_name)
-    with (
-        _job_context(job),
-        _tracer.start_as_current_span(f"{job.actor_name} send", kind=trace.SpanKind.PRODUCER) as span,
-    ):
+    actor = broker.get_actor(actor_name)
+    with _tracer.start_as_current_span(f"{actor_name} send", kind=trace.SpanKind.PRODUCER) as span:
         span.set_attribute("messaging.system", "dramatiq")
-        span.set_attribute("cara.actor", job.actor_name)
-        actor.send_with_options(kwargs=job.kwargs)
+        span.set_attribute("messaging.destination.name", actor.queue_name)
+        span.set_attribute("cara.actor", actor_name)
+        actor.send_with_options(kwargs=kwargs, **options)
+
+
+def _send(job: OutboxJob) -> None:
+    with _job_context(job):
+        send_now(job.actor_name, job.kwargs)
 
 
 def _dispatch(ids: list[int]) -> int:

@@ -16,6 +16,8 @@ from types import FrameType
 
 from cara.kit.logging import configure_logging
 from cara.kit.redis import get_redis
+from cara.observability.metrics import backlog_gauges, setup_metrics
+from cara.observability.tracing import setup_tracing
 from workers.queue import relay_pending
 
 log = logging.getLogger("cara.scheduler")
@@ -57,6 +59,9 @@ def tick(now: float | None = None) -> list[str]:
 
 def main() -> None:
     configure_logging()
+    setup_tracing(service_name="cara-scheduler")
+    # The backlog gauges are read here: one scheduler per deployment, so they are not multiplied.
+    setup_metrics(service_name="cara-scheduler", gauges=backlog_gauges)
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

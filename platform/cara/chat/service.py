@@ -100,13 +100,15 @@ def _ask(history: list[ChatTurn]) -> str:
         for turn in history
     ]
     try:
-        response = client.models.generate_content(
+        response = gemini.generate_content(
+            client,
             model=get_settings().gemini_text_model,
             contents=contents,
             config=types.GenerateContentConfig(
                 system_instruction=system_instruction(),
                 tools=[types.Tool(google_search=types.GoogleSearch())],
             ),
+            purpose="chat",
         )
     except Exception as exc:
         log.warning("chat reply failed", extra={"error": type(exc).__name__})

@@ -32,6 +32,8 @@ def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 10) -> Eng
         pool_size=pool_size,
         max_overflow=max_overflow,
         pool_pre_ping=True,
+        # Errors and logs show the SQL but never its bound values (names, notes, emails).
+        hide_parameters=True,
         connect_args={"options": f"-c search_path={VOID_SCHEMA}"},
     )
 

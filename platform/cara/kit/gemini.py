@@ -10,14 +10,18 @@ so the production code path is the one under test.
 from __future__ import annotations
 
 import ssl
+from collections.abc import Sequence
 from functools import lru_cache
 
 import certifi
 from google import genai
 from google.genai import errors, types
+from opentelemetry import trace
 
 from cara.config import get_settings
 from cara.kit.errors import ServiceUnavailable
+
+_tracer = trace.get_tracer("cara.ai")
 
 AI_NOT_CONFIGURED = "The AI service is not configured. Please contact your administrator."
 
@@ -86,3 +90,49 @@ def provider_message(exc: BaseException) -> str:
     if isinstance(exc, OSError | TimeoutError):
         return "Could not reach the AI service."
     return "The AI service connection failed."
+
+
+def generate_content(
+    client: genai.Client,
+    *,
+    model: str,
+    contents: Sequence[types.Content],
+    config: types.GenerateContentConfig,
+    purpose: str,
+) -> types.GenerateContentResponse:
+    """One generateContent call, traced as a model-call span.
+
+    The span carries the model, the purpose, token counts and finish reasons,
+    never the prompt nor the answer (they hold the consultation). A failure is
+    recorded by its type only: a provider's error message may quote the input.
+    """
+    with _tracer.start_as_current_span(
+        f"generate_content {model}",
+        kind=trace.SpanKind.CLIENT,
+        attributes={
+            "gen_ai.system": "gemini",
+            "gen_ai.operation.name": "generate_content",
+            "gen_ai.request.model": model,
+            "cara.ai.purpose": purpose,
+        },
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        try:
+            response = client.models.generate_content(model=model, contents=list(contents), config=config)
+        except Exception as exc:
+            span.set_attribute("error.type", type(exc).__name__)
+            span.set_status(trace.Status(trace.StatusCode.ERROR, type(exc).__name__))
+            raise
+        usage = response.usage_metadata
+        if usage is not None:
+            if usage.prompt_token_count is not None:
+                span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_token_count)
+            if usage.candidates_token_count is not None:
+                span.set_attribute("gen_ai.usage.output_tokens", usage.candidates_token_count)
+        reasons = [str(c.finish_reason.value) for c in response.candidates or [] if c.finish_reason]
+        if reasons:
+            span.set_attribute("gen_ai.response.finish_reasons", reasons)
+        if response.model_version:
+            span.set_attribute("gen_ai.response.model", response.model_version)
+        return response

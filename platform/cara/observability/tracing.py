@@ -7,18 +7,22 @@ Dramatiq is covered by workers.middleware.TraceContext.
 
 Patient data never goes into span attributes: SQLAlchemy spans carry the
 statement text with bound parameters left out, HTTP spans carry the route
-template, and our own spans add only ids and counts.
+template and the path without its query string, and our own spans add only
+ids, counts and model names.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+from opentelemetry.trace import Span
 
 from cara.config import get_settings
 
@@ -40,9 +44,7 @@ def setup_tracing(
             _instrument_fastapi(instrument_app)
         return None
     _configured = True
-    provider = TracerProvider(
-        resource=Resource.create({"service.name": service_name or settings.otel_service_name})
-    )
+    provider = TracerProvider(resource=resource(service_name or settings.otel_service_name))
     if settings.otel_traces_exporter == "otlp":
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -65,11 +67,32 @@ def setup_tracing(
     return provider
 
 
+def resource(service_name: str) -> Resource:
+    """Who emits: the service, and this process (replicas' gauges must not overwrite each other)."""
+    return Resource.create(
+        {"service.name": service_name, "service.instance.id": f"{socket.gethostname()}-{os.getpid()}"}
+    )
+
+
+def _drop_query(span: Span, scope: dict[str, Any]) -> None:
+    """Server spans keep the path, never the query string: it can carry a search term or an email."""
+    attributes = getattr(span, "attributes", None) or {}
+    for key in ("http.url", "http.target", "url.full"):
+        value = attributes.get(key)
+        if isinstance(value, str) and "?" in value:
+            span.set_attribute(key, value.split("?", 1)[0])
+
+
 def _instrument_fastapi(app: Any) -> None:
     from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 
     if not getattr(app.state, "otel_instrumented", False):
-        # Query strings can carry emails (password reset links): keep them out. No span per
-        # ASGI send/receive: a live consultation's socket carries 16 audio frames a second.
-        FastAPIInstrumentor.instrument_app(app, excluded_urls="api/health", exclude_spans=["receive", "send"])
+        # No span per ASGI send/receive: a live consultation's socket carries 16 audio frames a
+        # second. Probes are not traced.
+        FastAPIInstrumentor.instrument_app(
+            app,
+            excluded_urls="api/health",
+            exclude_spans=["receive", "send"],
+            server_request_hook=_drop_query,
+        )
         app.state.otel_instrumented = True

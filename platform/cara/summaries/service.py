@@ -118,9 +118,9 @@ def request_summary(job: SummaryJob) -> str:
 
 
 def _send(request_id: str, *, max_age_ms: int) -> None:
-    from workers.registry import broker  # the registry declares every actor
+    from workers.queue import send_now  # the workers package imports this module's actor
 
-    broker.get_actor(ACTOR).send_with_options(kwargs={"request_id": request_id}, max_age=max_age_ms)
+    send_now(ACTOR, {"request_id": request_id}, max_age=max_age_ms)
 
 
 # ------------------------------------------------------------------ on the worker
@@ -147,7 +147,8 @@ def generate(job: SummaryJob) -> str:
     """Ask Gemini (generateContent) for the summary; runs on the worker."""
     client = gemini.client()
     try:
-        response = client.models.generate_content(
+        response = gemini.generate_content(
+            client,
             model=get_settings().gemini_text_model,
             contents=[
                 types.Content(
@@ -159,6 +160,7 @@ def generate(job: SummaryJob) -> str:
                 )
             ],
             config=types.GenerateContentConfig(system_instruction=system_instruction(), temperature=0.2),
+            purpose=job.kind,
         )
     finally:
         client.close()

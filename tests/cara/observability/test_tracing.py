@@ -12,22 +12,39 @@ from typing import Any
 
 import pytest
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.factories import doctor_payload, signup
+
+
+class _Recorder(SpanProcessor):
+    """Hands finished spans to the current test's exporter, and to nobody between tests.
+
+    A provider cannot drop a processor, so one recorder is added for the whole
+    run instead of a processor per test that would linger, shut down, after it.
+    """
+
+    exporter: InMemorySpanExporter | None = None
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.exporter is not None:
+            self.exporter.export((span,))
+
+
+_recorder = _Recorder()
 
 
 @pytest.fixture
 def spans() -> Iterator[InMemorySpanExporter]:
     provider = trace.get_tracer_provider()
     assert isinstance(provider, TracerProvider), "cara.observability.tracing installs the SDK provider"
-    exporter = InMemorySpanExporter()
-    processor = SimpleSpanProcessor(exporter)
-    provider.add_span_processor(processor)
-    yield exporter
-    processor.shutdown()
+    if not getattr(provider, "_cara_test_recorder", False):
+        provider.add_span_processor(_recorder)
+        provider._cara_test_recorder = True  # type: ignore[attr-defined]
+    _recorder.exporter = InMemorySpanExporter()
+    yield _recorder.exporter
+    _recorder.exporter = None
 
 
 def test_request_to_worker_is_one_trace(client: Any, worker: Any, spans: InMemorySpanExporter) -> None:
@@ -63,3 +80,94 @@ def test_request_to_worker_is_one_trace(client: Any, worker: Any, spans: InMemor
             text = str(value).lower()
             assert payload["email"] not in text, f"{s.name} leaks the email"
             assert "asante" not in text, f"{s.name} leaks the name"
+
+
+def test_summary_request_reaches_the_model_in_one_trace(
+    client: Any, worker: Any, gemini: Any, doctors_on_trial: None, spans: InMemorySpanExporter
+) -> None:
+    """API -> database -> enqueue -> worker -> model call, one trace, and no transcript in it."""
+    from cara.config import get_settings
+
+    token = signup(client, doctor_payload(specialty="Cardiologist"))["token"]
+    spans.clear()
+    transcript = "Clinician: Kwame Mensah-Owusu, 58, chest pain since 06:00.\nCara: Consider a troponin."
+    r = client.post(
+        "/api/summarize", json={"transcript": transcript}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert r.status_code == 200, r.text
+
+    finished = spans.get_finished_spans()
+    (server,) = [s for s in finished if s.kind == trace.SpanKind.SERVER and s.name == "POST /api/summarize"]
+    in_trace = [s for s in finished if s.context.trace_id == server.context.trace_id]
+    by_name = {s.name: s for s in in_trace}
+    model = get_settings().gemini_text_model
+    send = by_name["summaries.generate send"]
+    process = by_name["summaries.generate process"]
+    call = by_name[f"generate_content {model}"]
+    # Each hop is the child of the one before: request -> enqueue -> worker -> model.
+    assert send.parent is not None and _ancestor(in_trace, send, server)
+    assert process.parent is not None and process.parent.span_id == send.context.span_id
+    assert call.parent is not None and call.parent.span_id == process.context.span_id
+    assert call.kind == trace.SpanKind.CLIENT
+    assert call.attributes is not None
+    assert call.attributes["gen_ai.request.model"] == model
+    assert call.attributes["gen_ai.usage.output_tokens"] >= 1
+    # the caller's account was read from the database inside the request
+    assert any(
+        s.attributes and s.attributes.get("db.system") == "postgresql" and _ancestor(in_trace, s, server)
+        for s in in_trace
+    )
+
+    for s in finished:
+        for value in (s.attributes or {}).values():
+            text = str(value).lower()
+            assert "mensah" not in text and "troponin" not in text, f"{s.name} leaks the transcript"
+        for event in s.events:
+            assert "mensah" not in str(dict(event.attributes or {})).lower(), f"{s.name} event leaks"
+
+
+def test_failed_model_call_is_an_error_span_without_the_message(
+    client: Any, worker: Any, gemini: Any, doctors_on_trial: None, spans: InMemorySpanExporter
+) -> None:
+    token = signup(client, doctor_payload(specialty="Cardiologist"))["token"]
+    gemini.fail_next_generate(400, "INVALID_ARGUMENT", "Request mentions Abena Owusu-Ansah")
+    spans.clear()
+    r = client.post(
+        "/api/summarize",
+        json={"transcript": "Clinician: Abena Owusu-Ansah, 41."},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 502
+    (call,) = [s for s in spans.get_finished_spans() if s.name.startswith("generate_content ")]
+    assert call.status.status_code == trace.StatusCode.ERROR
+    assert call.attributes is not None and call.attributes["error.type"] == "ClientError"
+    assert "owusu" not in str(call.status.description).lower()
+    assert not call.events, "exception events would carry the provider's message"
+
+
+def _ancestor(spans: list[Any], span: Any, ancestor: Any) -> bool:
+    by_id = {s.context.span_id: s for s in spans}
+    current = span
+    while current.parent is not None:
+        if current.parent.span_id == ancestor.context.span_id:
+            return True
+        current = by_id.get(current.parent.span_id)
+        if current is None:
+            return False
+    return False
+
+
+def test_query_strings_stay_out_of_spans(client: Any, spans: InMemorySpanExporter) -> None:
+    token = signup(client, doctor_payload())["token"]
+    spans.clear()
+    r = client.get(
+        "/api/auth/user?search=kofi.annan%40example.org&name=Kofi",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 200
+    (server,) = [s for s in spans.get_finished_spans() if s.kind == trace.SpanKind.SERVER]
+    assert server.attributes is not None
+    assert str(server.attributes["http.url"]).endswith("/api/auth/user")
+    for s in spans.get_finished_spans():
+        for value in (s.attributes or {}).values():
+            assert "kofi" not in str(value).lower(), f"{s.name} keeps the query string"
