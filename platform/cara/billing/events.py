@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import timedelta
 from typing import Any
 
 import stripe
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.billing import repository, stripe_api
@@ -104,3 +106,22 @@ def process(event_row_id: int) -> bool:
         return True
     finally:
         session.close()
+
+
+def replay_pending(session: Session, *, older_than_minutes: float) -> int:
+    """Enqueue again every stored event still unprocessed after `older_than_minutes`.
+
+    For a backlog that outlived the actor's retries (Stripe or the database
+    down for hours): processing is idempotent and takes each row under a
+    lock, so an event that is also still queued is handled once.
+    """
+    cutoff = utcnow() - timedelta(minutes=older_than_minutes)
+    ids = session.scalars(
+        select(ProviderEvent.id)
+        .where(ProviderEvent.source == SOURCE, ProviderEvent.processed_at.is_(None))
+        .where(ProviderEvent.received_at <= cutoff)
+        .order_by(ProviderEvent.received_at)
+    ).all()
+    for row_id in ids:
+        enqueue_after_commit(session, PROCESS_ACTOR, event_row_id=row_id)
+    return len(ids)

@@ -252,3 +252,32 @@ def test_two_paid_checkouts_leave_one_live_subscription(client: Any, stripe: Str
     assert stripe.double.objects[older]["status"] == "active"
     live = [status for status in rows.values() if status in LIVE_SUBSCRIPTION_STATUSES]
     assert len(live) == 1
+
+
+def test_a_backlog_whose_jobs_were_lost_is_replayed(client: Any, stripe: Stripe, capsys: Any) -> None:
+    """Events stored while their jobs were lost (retries exhausted, Redis wiped) are enqueued again
+    by `python -m cara.billing replay-events` and end in Stripe's state."""
+    import dramatiq
+
+    from cara.billing.__main__ import main
+    from workers.registry import broker
+
+    doctor, _ = _subscribed(client, stripe)
+    stripe.deliver("checkout.session.completed", "customer.subscription.created")
+    broker.flush_all()  # the jobs are gone; the stored rows are not
+    assert len(_event_rows()) == 2 and _status(doctor["user"]["email"]) == []
+
+    assert main(["replay-events", "--older-than", "60"]) == 0  # nothing that old yet
+    assert "0 unprocessed" in capsys.readouterr().out
+    assert main(["replay-events", "--older-than", "0"]) == 0
+    assert "2 unprocessed" in capsys.readouterr().out
+
+    worker = dramatiq.Worker(broker, worker_threads=1, worker_timeout=50)
+    worker.start()
+    try:
+        wait_processed()
+    finally:
+        worker.stop()
+    assert _status(doctor["user"]["email"]) == ["active"]
+    assert main(["replay-events", "--older-than", "0"]) == 0
+    assert "0 unprocessed" in capsys.readouterr().out
