@@ -1,11 +1,19 @@
-"""`python -m tenants`: list tenants and migrate every schema.
+"""`python -m tenants`: list tenants, migrate every schema, export, restore and erase one tenant.
 
     python -m tenants list              tenants with kind, status and revision
     python -m tenants upgrade           platform schema, independent tenant, then every tenant
     python -m tenants migrate [--jobs N] [--revision REV]
                                         every tenant schema, in parallel, one transaction each
+    python -m tenants export SCHEMA --out FILE
+                                        the schema (pg_dump archive FILE) and its platform rows
+                                        (FILE.platform.json); see docs/backups.md
+    python -m tenants restore FILE [--as SCHEMA]
+                                        an export back under its own name, or a copy to inspect
+    python -m tenants delete SCHEMA --confirm SCHEMA
+                                        erase a hospital tenant: schema, platform rows, role
 
-Exit status is 1 when any schema failed; each failure is printed with its schema.
+Exit status is 1 when any schema failed (each failure is printed with its schema) or when an
+export, restore or deletion was refused or failed, 2 for a request that cannot succeed as written.
 """
 
 from __future__ import annotations
@@ -13,9 +21,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from cara.kit.db import get_engine, session_scope
-from tenants import migrate, registry
+from tenants import backup, erasure, migrate, pgtools, registry
+from tenants.ownership import Refused
 from tenants.provisioning import ensure_independent_tenant
 
 
@@ -45,7 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     mig = sub.add_parser("migrate", help="migrate all tenant schemas")
     mig.add_argument("--jobs", type=int, default=8)
     mig.add_argument("--revision", default="head")
+    exp = sub.add_parser("export", help="export one tenant schema and its platform rows")
+    exp.add_argument("schema")
+    exp.add_argument("--out", required=True, type=Path, help="archive; sidecar is FILE.platform.json")
+    res = sub.add_parser("restore", help="restore an export (refuses an existing schema)")
+    res.add_argument("file", type=Path)
+    res.add_argument("--as", dest="as_schema", metavar="SCHEMA", help="a copy under this name, to inspect")
+    dele = sub.add_parser("delete", help="erase a hospital tenant (data-protection deletion)")
+    dele.add_argument("schema")
+    dele.add_argument("--confirm", required=True, metavar="SCHEMA", help="the schema name again")
     args = parser.parse_args(argv)
+
+    if args.command in ("export", "restore", "delete"):
+        return _tenant_data_command(args)
 
     if args.command == "list":
         with session_scope() as session:
@@ -65,6 +87,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return _migrate_all(args.jobs, args.revision)
     return 2
+
+
+def _tenant_data_command(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "export":
+            lines = backup.export_tenant(args.schema, args.out).lines()
+        elif args.command == "restore":
+            lines = backup.restore_tenant(args.file, args.as_schema).lines()
+        else:
+            if args.confirm != args.schema:
+                raise Refused(f"--confirm must repeat the schema name exactly ({args.schema})", 2)
+            lines = erasure.erase_tenant(args.schema).lines()
+    except Refused as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except (pgtools.ToolsNotFound, pgtools.ProgramFailed) as exc:
+        print(f"failed: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
 
 
 if __name__ == "__main__":
