@@ -309,6 +309,65 @@ def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Pha
     return phase
 
 
+@dataclass
+class DoubleProcess:
+    """The Gemini double running in a process of its own, and how to reach it."""
+
+    process: subprocess.Popen[str]
+    port: int
+    ca_file: Path
+
+    @property
+    def settings(self) -> dict[str, str]:
+        """The environment that points Cara at the double."""
+        return {
+            "GEMINI_API_KEY": API_KEY,
+            "GEMINI_BASE_URL": f"https://127.0.0.1:{self.port}",
+            "GEMINI_CA_FILE": str(self.ca_file),
+        }
+
+
+@contextlib.contextmanager
+def gemini_double(script: str = __file__, *, commands: bool = False) -> Iterator[DoubleProcess]:
+    """Run `script --serve-double PORT --tls-dir DIR` (the script's own double) until the block ends.
+
+    The child prints "ready" once it listens. With `commands`, its stdin is a pipe the script may
+    talk to; closing it is the child's cue to stop, before SIGTERM is.
+    """
+    from cara.devstack import embedded
+    from cara.doubles.gemini import write_tls_files
+
+    tls_dir = Path(tempfile.mkdtemp(prefix="cara-bench-gemini-"))
+    tls = write_tls_files(tls_dir)
+    port = embedded.free_port()
+    process = subprocess.Popen(
+        [sys.executable, script, "--serve-double", str(port), "--tls-dir", str(tls_dir)],
+        cwd=REPO,
+        stdin=subprocess.PIPE if commands else None,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        if process.stdout.readline().strip() != "ready":
+            raise RuntimeError("the Gemini double did not start")
+        yield DoubleProcess(process, port, tls.ca_file)
+    finally:
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+        else:
+            process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for name in ("ca.pem", "server.pem"):
+            (tls_dir / name).unlink(missing_ok=True)
+        os.rmdir(tls_dir)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -332,33 +391,19 @@ def main() -> int:
     if args.quick:
         args.sessions, args.duration = 50, 5.0
 
-    from cara.devstack import embedded
-    from cara.doubles.gemini import write_tls_files
+    with gemini_double() as double:
+        return _run(args, double)
 
+
+def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
     summary = Summary()
-    tls_dir = Path(tempfile.mkdtemp(prefix="cara-bench-gemini-"))
-    tls = write_tls_files(tls_dir)
-    port = embedded.free_port()
-    double = subprocess.Popen(
-        [sys.executable, __file__, "--serve-double", str(port), "--tls-dir", str(tls_dir)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert double.stdout is not None
-    if double.stdout.readline().strip() != "ready":
-        raise RuntimeError("the Gemini double did not start")
-    env = {
-        "GEMINI_API_KEY": API_KEY,
-        "GEMINI_BASE_URL": f"https://127.0.0.1:{port}",
-        "GEMINI_CA_FILE": str(tls.ca_file),
-    }
+    port, env = double.port, double.settings
 
     def body(api: ApiServer) -> None:
         log(f"creating {args.sessions} doctors")
         doctors = create_doctors([None] * args.sessions)
         url = api.base_url.replace("http://", "ws://") + "/api/live?specialty=generic"
-        context = ssl.create_default_context(cafile=str(tls.ca_file))
+        context = ssl.create_default_context(cafile=str(double.ca_file))
         direct_url = f"wss://127.0.0.1:{port}{LIVE_PATH}"
 
         def via_relay() -> Any:
@@ -375,9 +420,9 @@ def main() -> int:
 
         load = f"{args.sessions} sessions x {CHUNKS_PER_SECOND} chunks/s, {args.duration:.0f} s"
         log(f"direct to the double: {load}")
-        base = measure("direct", direct, None, double.pid)
+        base = measure("direct", direct, None, double.process.pid)
         log(f"through the relay: {load}")
-        relay = measure("relay", via_relay, api.process.pid, double.pid)
+        relay = measure("relay", via_relay, api.process.pid, double.process.pid)
 
         for direction in ("up", "down"):
             with_relay: list[float] = getattr(relay.samples, direction)
@@ -409,25 +454,15 @@ def main() -> int:
         )
         summary.add("relay session errors", str(len(relay.samples.errors)), "0", not relay.samples.errors)
 
-    try:
-        with api_workers(args.workers):
-            return run_bench(
-                f"{args.sessions} sessions, {CHUNKS_PER_SECOND} chunks/s each way,"
-                f" {args.duration:.0f} s a phase, {args.workers} API worker(s)",
-                summary,
-                body,
-                env=env,
-                modules=("cara.live.relay",),
-            )
-    finally:
-        double.send_signal(signal.SIGTERM)
-        try:
-            double.wait(10)
-        except subprocess.TimeoutExpired:
-            double.kill()
-        for name in ("ca.pem", "server.pem"):
-            (tls_dir / name).unlink(missing_ok=True)
-        os.rmdir(tls_dir)
+    with api_workers(args.workers):
+        return run_bench(
+            f"{args.sessions} sessions, {CHUNKS_PER_SECOND} chunks/s each way,"
+            f" {args.duration:.0f} s a phase, {args.workers} API worker(s)",
+            summary,
+            body,
+            env=env,
+            modules=("cara.live.relay",),
+        )
 
 
 if __name__ == "__main__":

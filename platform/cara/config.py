@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     # Upstream reconnects of one live consultation before the browser is told it failed.
     live_reconnect_attempts: int = 4
     live_reconnect_backoff_seconds: float = 0.5
+    # How often an open live consultation checks the doctor's token and access again (signed out,
+    # deactivated, removed, subscription lapsed); the check is a Redis read and a few database reads.
+    live_recheck_seconds: float = Field(default=30.0, gt=0)
 
     # Payments (Stripe). Without STRIPE_SECRET_KEY the billing endpoints answer 503
     # 'Payment system is not properly configured'; the keys never leave the server.
@@ -87,10 +90,17 @@ class Settings(BaseSettings):
     # Independent doctors start on a free trial of this many days at signup (0: no trial).
     trial_days: int = 14
 
-    # OpenTelemetry: "none" (default) or "otlp" (uses the standard
-    # OTEL_EXPORTER_OTLP_* variables) or "console".
+    # On SIGTERM, `python -m cara.serve` gives live consultations, then in-flight
+    # requests, this long each to finish (the orchestrator's grace period covers both).
+    drain_seconds: float = Field(default=30.0, ge=0, le=300, validation_alias="CARA_DRAIN_SECONDS")
+
+    # OpenTelemetry traces and metrics: "none" (default) or "otlp" (uses the
+    # standard OTEL_EXPORTER_OTLP_* variables) or "console".
     otel_traces_exporter: Literal["none", "otlp", "console"] = Field(
         default="none", validation_alias="OTEL_TRACES_EXPORTER"
+    )
+    otel_metrics_exporter: Literal["none", "otlp", "console"] = Field(
+        default="none", validation_alias="OTEL_METRICS_EXPORTER"
     )
     otel_service_name: str = Field(default="cara-api", validation_alias="OTEL_SERVICE_NAME")
 

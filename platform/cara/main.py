@@ -21,6 +21,7 @@ from cara.kit import handlers
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
 from cara.kit.static import mount_spa
+from cara.observability.metrics import api_gauges, setup_metrics
 from cara.observability.tracing import setup_tracing
 from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
 from cara.profiles.endpoints import router as profiles_router
@@ -81,6 +82,7 @@ def create_app() -> FastAPI:
             expose_headers=["Content-Range", "X-Request-ID"],
         )
     setup_tracing(instrument_app=app)
+    setup_metrics(service_name=settings.otel_service_name, gauges=api_gauges)
     return app
 
 

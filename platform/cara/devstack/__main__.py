@@ -320,6 +320,8 @@ def _child_env(database_url: str, redis_url: str, port: int, demo_ai: bool) -> d
     )
     # Links in e-mails (password reset, invitations) must point at this server.
     env.setdefault("PUBLIC_BASE_URL", f"http://{HOST}:{port}")
+    # Ctrl-C should not wait long for open consultations (the supervisor's own grace is 10 s).
+    env.setdefault("CARA_DRAIN_SECONDS", "3")
     if demo_ai:
         env["CARA_DEMO_AI"] = "1"
     return env
@@ -419,7 +421,7 @@ def _run(args: argparse.Namespace, stack: ExitStack, out: Output) -> None:
         _start_stripe_double(supervisor, env, args.port, out)
     supervisor.run_step("migrate", ["tenants", "upgrade"])
     supervisor.run_step("seed", ["cara.seed"])
-    supervisor.start_service("api", ["uvicorn", "cara.main:app", "--host", HOST, "--port", str(args.port)])
+    supervisor.start_service("api", ["cara.serve", "--host", HOST, "--port", str(args.port)])
     supervisor.start_service("worker", ["dramatiq", "workers.registry", "--processes", "1", "--threads", "4"])
     supervisor.start_service("scheduler", ["workers.scheduler"])
 

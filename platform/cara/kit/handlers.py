@@ -1,7 +1,10 @@
 """Turning every failure into the one error shape {"message", "fields"}.
 
-Unexpected exceptions become a 500 with a generic text; their details go to
-the log (with the request id), never to the client.
+A database or Redis that cannot be reached (an outage, a failover in
+progress) is a 503 with Retry-After, so clients and load balancers see a
+temporary condition, not a bug. Other unexpected exceptions become a 500 with
+a generic text; their details go to the log (with the request id), never to
+the client.
 """
 
 from __future__ import annotations
@@ -9,9 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cara.kit.errors import CaraError, TooManyRequests
@@ -72,6 +77,16 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body(message), status_code=exc.status_code, headers=exc.headers)
 
 
+UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."
+
+
+async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    log.warning(
+        "dependency unavailable", extra={"error": type(exc).__name__, "path_template": _route(request)}
+    )
+    return JSONResponse(error_body(UNAVAILABLE), status_code=503, headers={"Retry-After": "5"})
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error", exc_info=exc, extra={"path_template": _route(request)})
     return JSONResponse(error_body("Something went wrong on our side. Please try again."), status_code=500)
@@ -87,4 +102,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(CaraError, _cara_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    for outage in (sa_exc.OperationalError, sa_exc.TimeoutError, redis.ConnectionError, redis.TimeoutError):
+        app.add_exception_handler(outage, _unavailable)
     app.add_exception_handler(Exception, _unexpected)

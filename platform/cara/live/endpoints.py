@@ -8,16 +8,22 @@ doctor presses connect.
 cardiologist, general-practitioner, nurse or generic; default: the doctor's
 own specialty). The access token is the first frame, `{"type": "auth",
 "token": ...}`: never in the URL, so it cannot end up in an access log or a
-proxy's. Protocol: cara.live.messages.
+proxy's. The same check runs again every `LIVE_RECHECK_SECONDS` while the
+consultation lasts (the relay's re-check), so a doctor who is deactivated,
+removed, signed out or whose subscription lapses does not keep an open
+consultation. Protocol: cara.live.messages.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import redis
 from fastapi import APIRouter, WebSocket
 from pydantic import BaseModel
+from sqlalchemy import exc as sa_exc
 
 from cara.auth.principal import (
     NO_PERMISSION,
@@ -28,17 +34,18 @@ from cara.auth.principal import (
     tenant_role,
 )
 from cara.config import get_settings
-from cara.kit import gemini
+from cara.kit import gemini, lifecycle
 from cara.kit.errors import CaraError, Forbidden, ServiceUnavailable, Unauthorized
 from cara.kit.openapi import error_responses
 from cara.live import messages as m
 from cara.live.access import check_assistant_access
 from cara.live.profiles import PROFILES, profile_for
-from cara.live.relay import BrowserGone, BrowserLink, LiveRelay
+from cara.live.relay import BrowserGone, BrowserLink, LiveRelay, Refused
 from cara.live.transcript import TenantScope
 
 router = APIRouter(tags=["live"])
 UNKNOWN_CONSOLE = "Unknown assistant console."
+UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."
 
 
 class LiveStatusOut(BaseModel):
@@ -66,33 +73,10 @@ def live_status(principal: AnyPrincipal) -> LiveStatusOut:
     )
 
 
-class Refused(Exception):
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
 @dataclass(frozen=True)
 class Doctor:
     specialty: str | None
     scope: TenantScope
-
-
-def _load_doctor(token: str) -> Doctor:
-    """Authenticate the token like any request, and check the doctor may use the assistant."""
-    session = session_for_token(token)
-    try:
-        principal = authenticate_token(session, token)
-        check_assistant_access(principal, "live")
-        if principal.tenant_schema is None:
-            raise Forbidden(NO_PERMISSION)
-        scope = TenantScope(
-            schema=principal.tenant_schema, role=tenant_role(principal.tenant_schema), account_id=principal.id
-        )
-        return Doctor(specialty=principal.account.specialty, scope=scope)
-    finally:
-        session.close()
 
 
 _KINDS: dict[type[CaraError], str] = {
@@ -100,9 +84,40 @@ _KINDS: dict[type[CaraError], str] = {
     Forbidden: "forbidden",
     ServiceUnavailable: "unavailable",
 }
+# The database or Redis not answering, as the HTTP handlers classify it (cara.kit.handlers):
+# the check could not run, which is not a refusal.
+_OUTAGES = (sa_exc.OperationalError, sa_exc.TimeoutError, redis.ConnectionError, redis.TimeoutError)
 
 
-async def _authenticate(link: BrowserLink) -> Doctor:
+def _load_doctor(token: str) -> Doctor:
+    """Authenticate the token like any request, and check the doctor may use the assistant.
+
+    The one check of the live socket: when it opens, and again every `LIVE_RECHECK_SECONDS`
+    while the consultation runs, so both apply the same rules. Raises Refused; kind
+    "unavailable" when the database or Redis could not answer."""
+    try:
+        session = session_for_token(token)
+        try:
+            principal = authenticate_token(session, token)
+            check_assistant_access(principal, "live")
+            if principal.tenant_schema is None:
+                raise Forbidden(NO_PERMISSION)
+            scope = TenantScope(
+                schema=principal.tenant_schema,
+                role=tenant_role(principal.tenant_schema),
+                account_id=principal.id,
+            )
+            return Doctor(specialty=principal.account.specialty, scope=scope)
+        finally:
+            session.close()
+    except CaraError as exc:
+        raise Refused(_KINDS.get(type(exc), "unauthorized"), exc.message) from exc
+    except _OUTAGES as exc:
+        raise Refused("unavailable", UNAVAILABLE) from exc
+
+
+async def _authenticate(link: BrowserLink) -> tuple[str, Doctor]:
+    """The token of the first frame and the doctor it names; Refused otherwise."""
     try:
         raw = await asyncio.wait_for(link.receive(), m.AUTH_TIMEOUT_SECONDS)
     except TimeoutError:
@@ -113,25 +128,33 @@ async def _authenticate(link: BrowserLink) -> Doctor:
         raise Refused("unauthorized", NO_TOKEN) from None
     if not isinstance(first, m.AuthIn):
         raise Refused("unauthorized", NO_TOKEN)
-    try:
-        return await asyncio.to_thread(_load_doctor, first.token)
-    except CaraError as exc:
-        raise Refused(_KINDS.get(type(exc), "unauthorized"), exc.message) from None
+    return first.token, await asyncio.to_thread(_load_doctor, first.token)
+
+
+def _recheck(token: str) -> Callable[[], object]:
+    """The relay's periodic re-check: the connect check again, with the token the socket opened
+    with. A closure, not functools.partial, whose repr would show the token."""
+    return lambda: _load_doctor(token)
 
 
 @router.websocket("/live")
 async def live(websocket: WebSocket, specialty: str | None = None) -> None:
     await websocket.accept()
+    if lifecycle.is_draining():
+        # This replica is shutting down: the browser reconnects and reaches another one.
+        await _close(websocket, m.SERVICE_RESTART, m.RESTARTING)
+        return
     link = BrowserLink(websocket)
     try:
-        doctor = await _authenticate(link)
+        token, doctor = await _authenticate(link)
         profile = profile_for(specialty, doctor.specialty)
         if profile is None:
             raise Refused("not_found", UNKNOWN_CONSOLE)
         if not gemini.ai_configured():
             raise Refused("not_configured", gemini.AI_NOT_CONFIGURED)
         await link.send(m.status("connecting", m.CONNECTING, console=profile.key))
-        ending = await LiveRelay(link, profile, doctor.scope, get_settings()).run()
+        relay = LiveRelay(link, profile, doctor.scope, get_settings(), recheck=_recheck(token))
+        ending = await relay.run()
         if ending is not None:
             await _close(websocket, ending.code, ending.message)
     except Refused as refused:

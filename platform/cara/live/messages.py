@@ -29,6 +29,13 @@ Server -> browser:
 An interim transcript carries the whole line so far (it replaces the previous
 interim text of that speaker); the final one carries the finished line, as
 stored in the consultation's transcript.
+
+The token and the doctor's access are checked when the socket opens and again
+every `LIVE_RECHECK_SECONDS` while it stays open: once withdrawn (token signed
+out or expired, account deactivated or removed, subscription lapsed) an open
+consultation gets a `status` error with code "unauthorized" or "forbidden" and
+the socket closes with 4401 or 4403. A re-check that cannot reach the database or Redis leaves
+the consultation open.
 """
 
 from __future__ import annotations
@@ -189,5 +196,8 @@ def error(message: str) -> dict[str, Any]:
 CONNECTING = "Attempting to connect to Cara..."
 CONNECTED = "Connected to Cara. You can now give voice commands."
 RECONNECTING = "Reconnecting to Cara..."
+# The server is restarting: the browser reconnects (close code 1012), reaching another replica.
+RESTARTING = "Cara's server is restarting. Reconnecting..."
+SERVICE_RESTART = 1012
 ASLEEP = "Cara is asleep. Say 'Hey Cara' to wake her."
 AWAKE = "Cara is listening."

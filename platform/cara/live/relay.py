@@ -18,6 +18,13 @@ failing, a fresh session is opened and primed with the transcript so far.
 The browser's socket stays open throughout; it only sees `reconnecting` and
 then `connected`. Only a failure of the very first connection, or of every
 retry, ends the consultation with an error status.
+
+Beside them, the doctor's right to the assistant is checked again every
+`LIVE_RECHECK_SECONDS` with the check the socket was opened with. A token
+signed out or expired, an account deactivated or removed or a subscription
+lapsed ends the consultation like a refusal at connect: an error status at
+once, then, once the transcript is stored, the close (4401/4403). A check that cannot run
+(database or Redis down) does not end it.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ import json
 import logging
 import re
 import uuid
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,10 +76,22 @@ SPEAKER_LABELS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constr
 # Close codes with which the provider refuses what was sent (policy, bad payload): retrying
 # the same handle cannot help.
 _REFUSAL_CODES = {1007, 1008}
+# Refusals of the periodic re-check that end a running consultation (messages.CLOSE_CODES keys).
+_WITHDRAWN = frozenset({"unauthorized", "forbidden"})
 
 
 class BrowserGone(Exception):
     """The browser's socket closed: the consultation ends."""
+
+
+class Refused(Exception):
+    """The doctor may not use the assistant (or no longer may). The browser gets a `status` of
+    state `error` with `code` = `kind`, a key of messages.CLOSE_CODES, then the close with its code."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
 
 
 class BrowserLink:
@@ -131,12 +151,21 @@ def _is_refusal(exc: BaseException) -> bool:
 
 class LiveRelay:
     def __init__(
-        self, browser: BrowserLink, profile: ConsoleProfile, scope: TenantScope, settings: Settings
+        self,
+        browser: BrowserLink,
+        profile: ConsoleProfile,
+        scope: TenantScope,
+        settings: Settings,
+        *,
+        recheck: Callable[[], object],
     ) -> None:
+        """`recheck` is the check the socket was opened with (blocking: database and Redis),
+        raising Refused when the doctor may no longer use the assistant."""
         self.browser = browser
         self.profile = profile
         self.scope = scope
         self.settings = settings
+        self._recheck = recheck
         self.wake = WakeState(
             wake_phrase_required=profile.wake_phrase_required, obeys_sleep=profile.obeys_sleep
         )
@@ -150,11 +179,26 @@ class LiveRelay:
         self._pending_texts: deque[str] = deque(maxlen=PENDING_TEXTS)
         self._unsent: list[Line] = []  # closed lines not yet shown to the browser
         self._heard_from_upstream = False
+        self._restarting = asyncio.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop that runs it, for drain()
 
     # ------------------------------------------------------------ the consultation
 
     async def run(self) -> Ending | None:
-        """Relay until the browser leaves (None) or the upstream cannot be (re)established."""
+        """Relay until the browser leaves (None), the upstream cannot be (re)established, or the
+        server drains (an Ending with code 1012: the browser reconnects to another replica)."""
+        self.loop = asyncio.get_running_loop()
+        _running.add(self)
+        try:
+            return await self._run()
+        finally:
+            _running.discard(self)
+
+    def restart(self) -> None:
+        """End the consultation for a server restart, once its transcript is stored."""
+        self._restarting.set()
+
+    async def _run(self) -> Ending | None:
         self.consultation_id = await asyncio.to_thread(
             start_consultation, self.scope, self.profile.key, self.settings.gemini_live_model
         )
@@ -166,12 +210,15 @@ class LiveRelay:
         client = gemini.client()
         upstream = asyncio.create_task(self._upstream_loop(client), name="live-upstream")
         downstream = asyncio.create_task(self._browser_loop(), name="live-browser")
+        restart = asyncio.create_task(self._restarting.wait(), name="live-restart")
+        recheck = asyncio.create_task(self._recheck_loop(), name="live-recheck")
+        tasks = (upstream, downstream, restart, recheck)
         try:
-            await asyncio.wait({upstream, downstream}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (upstream, downstream):
+            for task in tasks:
                 task.cancel()
-            results = await asyncio.gather(upstream, downstream, return_exceptions=True)
+            results = await asyncio.gather(upstream, downstream, recheck, return_exceptions=True)
             self._store(self.lines.close_all())
             await self._writer.close()
             try:
@@ -192,8 +239,50 @@ class LiveRelay:
                 result, BrowserGone | asyncio.CancelledError
             ):
                 log.error("live relay failed", exc_info=result)
-        ending = results[0]
-        return ending if isinstance(ending, Ending) else None
+        # The upstream loop (provider failure) or the re-check (access withdrawn) ends it.
+        for ending in (results[0], results[2]):
+            if isinstance(ending, Ending):
+                return ending
+        if self._restarting.is_set():
+            try:
+                await self.browser.send(m.status("reconnecting", m.RESTARTING))
+            except BrowserGone:
+                return None
+            return Ending(m.SERVICE_RESTART, m.RESTARTING)
+        return None
+
+    # ------------------------------------------------------------ access
+
+    async def _recheck_loop(self) -> Ending:
+        """Check the doctor's token and access again every LIVE_RECHECK_SECONDS; an Ending once
+        they are withdrawn (the browser has been told why)."""
+        while True:
+            # One check at a time: the next interval starts when a (slow) check is over.
+            await asyncio.sleep(self.settings.live_recheck_seconds)
+            try:
+                await asyncio.to_thread(self._recheck)
+            except Refused as refused:
+                if refused.kind in _WITHDRAWN:
+                    log.info(
+                        "live access withdrawn",
+                        extra={"consultation": str(self.consultation_id), "kind": refused.kind},
+                    )
+                    await self.browser.send(m.status("error", refused.message, code=refused.kind))
+                    return Ending(m.CLOSE_CODES[refused.kind], refused.message)
+                # The check could not run (database or Redis down). The consultation goes on:
+                # cutting clinicians off in the middle of a consultation on an infrastructure blip
+                # is worse than enforcing a revocation an interval or two late. The next interval
+                # checks again. (New sockets and HTTP calls fail closed meanwhile.)
+                log.warning(
+                    "live access re-check could not run",
+                    extra={"consultation": str(self.consultation_id), "error": _root_type(refused)},
+                )
+            except Exception as exc:
+                # Not a refusal either: the consultation goes on, as it does through an outage.
+                log.error(
+                    "live access re-check failed",
+                    extra={"consultation": str(self.consultation_id), "error": type(exc).__name__},
+                )
 
     # ------------------------------------------------------------ upstream
 
@@ -465,6 +554,36 @@ def _json_safe(text: str) -> bool:
     return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
+def _root_type(exc: BaseException) -> str:
+    """The name of the error at the bottom of `exc`'s causes (e.g. ConnectionError): what failed,
+    without the message, which could carry connection details."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return type(exc).__name__
+
+
 def _object(value: Any) -> dict[str, Any]:
     """A JSON object of a server message, or {} for anything else (absent, null, wrong type)."""
     return value if isinstance(value, dict) else {}
+
+
+# The open consultations of this process: drained at shutdown, counted for the live-sessions gauge.
+_running: set[LiveRelay] = set()
+
+
+def open_consultations() -> Counter[str]:
+    """Open consultations of this process by console."""
+    return Counter(relay.profile.key for relay in list(_running))
+
+
+async def drain(timeout_seconds: float) -> tuple[int, int]:
+    """Ask every consultation on this event loop to end for a restart, and wait (at most
+    `timeout_seconds`) until their transcripts are stored. Returns (asked, still open)."""
+    loop = asyncio.get_running_loop()
+    mine = {relay for relay in _running if relay.loop is loop}
+    for relay in mine:
+        relay.restart()
+    deadline = loop.time() + timeout_seconds
+    while mine & _running and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    return len(mine), len(mine & _running)

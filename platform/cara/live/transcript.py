@@ -148,6 +148,11 @@ def end_consultation(scope: TenantScope, consultation_id: uuid.UUID, reconnects:
         session.commit()
 
 
+# A database failover takes seconds to tens of seconds: the lines wait in memory
+# and are retried for about half a minute before they are given up.
+STORE_RETRY_DELAYS_SECONDS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+
+
 class TranscriptWriter:
     """Stores lines in arrival order on a worker thread, without holding up the audio."""
 
@@ -177,16 +182,19 @@ class TranscriptWriter:
             await self._store(batch)
 
     async def _store(self, batch: list[Line]) -> None:
-        for attempt in range(3):
+        for attempt, delay in enumerate((*STORE_RETRY_DELAYS_SECONDS, None), start=1):
             try:
                 await asyncio.to_thread(store_lines, self.scope, self.consultation_id, batch)
                 return
-            except Exception:
+            except Exception as exc:
                 # Only the error type is logged: the lines are clinical text.
                 log.warning(
-                    "storing transcript lines failed", extra={"attempt": attempt + 1, "lines": len(batch)}
+                    "storing transcript lines failed",
+                    extra={"attempt": attempt, "lines": len(batch), "error": type(exc).__name__},
                 )
-                await asyncio.sleep(0.2 * (attempt + 1))
+                if delay is None:
+                    break
+                await asyncio.sleep(delay)
         self.failed = True
         log.error("transcript lines lost after retries", extra={"lines": len(batch)})
 

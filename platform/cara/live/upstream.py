@@ -20,6 +20,8 @@ loudly instead of degrading.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -95,7 +97,19 @@ class Upstream:
         )
 
 
+# How long a normal close may take before the connection is simply dropped.
+_CLOSE_SECONDS = 2.0
+
+
 @asynccontextmanager
 async def open_upstream(client: Any, model: str, config: types.LiveConnectConfig) -> AsyncIterator[Upstream]:
     async with client.aio.live.connect(model=model, config=config) as session:
-        yield Upstream(session)
+        try:
+            yield Upstream(session)
+        except asyncio.CancelledError:
+            # The consultation ended on our side (the doctor left, the server drains). Close
+            # normally (1000): a connection left to the context's exit on cancellation is closed
+            # with 1011, an internal error, at the provider.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(session.close(), _CLOSE_SECONDS)
+            raise

@@ -20,19 +20,25 @@ from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 Json = dict[str, Any]
 
 
+def start_in_thread(server: uvicorn.Server, name: str) -> tuple[threading.Thread, str]:
+    """Run a uvicorn server in a thread; returns the thread and the live socket's URL."""
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not (server.started and server.servers):
+        assert time.monotonic() < deadline and thread.is_alive(), f"{name} did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return thread, f"ws://127.0.0.1:{port}/api/live"
+
+
 @pytest.fixture(scope="session")
 def live_server(app: Any) -> Iterator[str]:
     """The app on uvicorn in a thread: real sockets between 'browser', relay and double."""
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="live-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not (server.started and server.servers):
-        assert time.monotonic() < deadline and thread.is_alive(), "the API server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"ws://127.0.0.1:{port}/api/live"
+    thread, url = start_in_thread(server, "live-server")
+    yield url
     server.should_exit = True
     thread.join(10)
 

@@ -199,6 +199,7 @@ class TestTranscripts:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert session.closed.wait(5)
+        assert session.close_code == 1000, "the doctor left: a normal close at the provider"
 
 
 # ------------------------------------------------------------------ wake phrases

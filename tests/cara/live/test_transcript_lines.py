@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cara.live.transcript import LineAssembler
 
 
@@ -49,3 +51,58 @@ def test_whole_lines_close_open_ones_first() -> None:
         (1, "tool", "Dose-constraint check: ..."),
     ]
     assert [line.seq for line in lines.lines] == [0, 1]
+
+
+def write(lines: list[Any], store_lines: Any, monkeypatch: Any, retries: int) -> bool:
+    """Run a writer over `lines` with `store_lines` in place of the database; returns `failed`."""
+    import asyncio
+    import uuid
+
+    from cara.live import transcript
+    from cara.live.transcript import TenantScope, TranscriptWriter
+
+    monkeypatch.setattr(transcript, "store_lines", store_lines)
+    monkeypatch.setattr(transcript, "STORE_RETRY_DELAYS_SECONDS", (0.01,) * retries)
+
+    async def consultation() -> bool:
+        writer = TranscriptWriter(TenantScope("independent", "role", uuid.uuid4()), uuid.uuid4())
+        for line in lines:
+            writer.put([line])
+        await writer.close()
+        return writer.failed
+
+    return asyncio.run(consultation())
+
+
+def two_lines() -> list[Any]:
+    lines = LineAssembler()
+    lines.add("user", "Hey Cara")
+    closed, _ = lines.add("assistant", "Yes?")
+    return closed + lines.close_all()
+
+
+def test_lines_outlive_a_database_failover(monkeypatch: Any) -> None:
+    """Storing fails for a while (a failover): the lines wait and are stored once it answers."""
+    from sqlalchemy.exc import OperationalError
+
+    stored: list[list[tuple[int, str, str]]] = []
+    failures = iter(range(5))
+
+    def store_lines(scope: Any, consultation_id: Any, batch: list[Any]) -> None:
+        if next(failures, None) is not None:
+            raise OperationalError("INSERT", {}, Exception("server closed the connection"))
+        stored.append(texts(batch))
+
+    assert write(two_lines(), store_lines, monkeypatch, retries=6) is False
+    assert [line for batch in stored for line in batch] == [(0, "user", "Hey Cara"), (1, "assistant", "Yes?")]
+
+
+def test_lines_are_given_up_only_after_every_retry(monkeypatch: Any) -> None:
+    calls: list[int] = []
+
+    def store_lines(*args: Any) -> None:
+        calls.append(1)
+        raise OSError("down")
+
+    assert write(two_lines(), store_lines, monkeypatch, retries=3) is True
+    assert len(calls) == 4  # one batch: the first try and three retries

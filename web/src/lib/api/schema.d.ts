@@ -530,9 +530,50 @@ export interface paths {
         };
         /**
          * Health
-         * @description Reports whether PostgreSQL and the Redis broker answer; 503 if either does not.
+         * @description Readiness: whether PostgreSQL and the Redis broker answer; 503 if either does not, or while
+         *     this process drains for a shutdown (so the load balancer stops sending it work).
          */
         get: operations["health_check"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Liveness: the process answers requests.
+         */
+        get: operations["liveness_check"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Readiness: this replica takes new work; 503 once it drains for a shutdown.
+         */
+        get: operations["readiness_check"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1139,7 +1180,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "ok" | "degraded";
+            status: "ok" | "degraded" | "draining";
         };
         /**
          * HospitalDoctorOut
@@ -1344,6 +1385,14 @@ export interface components {
         PortalOut: {
             /** Url */
             url: string;
+        };
+        /** ProbeOut */
+        ProbeOut: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "draining";
         };
         /**
          * ProfileUpdate
@@ -3302,13 +3351,62 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOut"];
                 };
             };
-            /** @description database or broker down */
+            /** @description database or broker down, or the process is draining */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthOut"];
+                };
+            };
+        };
+    };
+    liveness_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeOut"];
+                };
+            };
+        };
+    };
+    readiness_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeOut"];
+                };
+            };
+            /** @description draining for shutdown */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeOut"];
                 };
             };
         };
