@@ -377,7 +377,10 @@ describe('hospital dashboard and doctor management', () => {
         const params = new URL(page.url()).searchParams;
         assert.equal(params.get('isHospitalCreated'), 'true');
         assert.ok(params.get('hospitalId'), 'the hospital id travels with the draft');
-        await page.getByLabel('Full Name').waitFor();
+        // The URL changes before the form has rendered (its texts load first) and the dialog stays
+        // on screen until then, with the same labels: read only once the restored form is shown.
+        await page.getByText('Your saved form has been restored. Please enter the password again.').waitFor();
+        await page.getByRole('dialog').waitFor({ state: 'detached' });
         assert.equal(await page.getByLabel('Full Name').inputValue(), 'Esi Draft');
         assert.equal(await page.getByLabel('Email', { exact: true }).inputValue(), 'esi.draft@example.com');
         assert.equal(await page.getByLabel('License Number').inputValue(), 'DRAFT-1');
