@@ -6,6 +6,8 @@
 //   ARTIFACTS_DIR  where screenshots go (default artifacts/e2e/web)
 //   CHROMIUM_PATH  the browser (default /usr/bin/chromium)
 //   FIXTURES       JSON of accounts seeded by the runner (see test_web_app.py)
+//   CPU_THROTTLE   optional: slow every page's CPU this many times (e.g. 6), to
+//                  bring out races a busy CI machine would hit
 
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -50,6 +52,11 @@ export const openBrowser = async ({ locale = 'en-US', colorScheme = 'light', arg
     });
     context.setDefaultTimeout(TIMEOUT);
     const page = context.pages()[0] ?? (await context.newPage());
+    const throttle = Number(process.env.CPU_THROTTLE ?? 1);
+    if (throttle > 1) {
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
+    }
     const errors = [];
     page.on('pageerror', error => errors.push(String(error)));
     return {
