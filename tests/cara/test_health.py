@@ -21,7 +21,9 @@ class TestHealth:
 
     def test_database_down_is_503(self, client: Any, monkeypatch: Any) -> None:
         monkeypatch.setattr(health, "_database_ok", lambda: False)
-        assert client.get("/api/health").json()["database"] == "down"
+        r = client.get("/api/health")
+        assert r.status_code == 503
+        assert r.json() == {"status": "degraded", "database": "down", "broker": "ok"}
 
 
 class TestRequestIds:
