@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 
+from cara.config import get_settings
 from cara.kit.db import session_scope
-from cara.models import Account, Hospital, Tenant
+from cara.models import Account, AdminInvitation, Hospital, Tenant
 from tests.factories import add_staff, admin_payload, auth, doctor_payload, hospital_payload, signup
 
 
@@ -180,12 +182,51 @@ class TestAdminSignup:
             client, admin_payload(email="new-admin@example.com", invitationToken=invitation["token"])
         )
         assert data["user"]["role"] == "admin"
-        # single use
+
+    def test_invitation_is_single_use(self, client: Any, invitation: dict[str, Any]) -> None:
+        signup(client, admin_payload(email="new-admin@example.com", invitationToken=invitation["token"]))
+        # Free the email again (the first admin's address changed), so that only the used
+        # invitation stands between a second signup and a second admin account.
+        with session_scope() as s:
+            s.execute(
+                update(Account)
+                .where(Account.email == "new-admin@example.com")
+                .values(email="renamed-admin@example.com")
+            )
         r = client.post(
             "/api/auth/signup",
             json=admin_payload(email="new-admin@example.com", invitationToken=invitation["token"]),
         )
-        assert r.status_code in (403, 409)
+        assert r.status_code == 403
+        assert r.json()["fields"] == {"invitationToken": "A valid invitation is required"}
+        assert account_count() == 2  # the inviting admin and the first signup only
+
+    def test_invitation_lasts_the_configured_hours(self, client: Any, admin_token: str) -> None:
+        before = datetime.now(UTC)
+        r = client.post(
+            "/api/admin/invitations", json={"email": "later-admin@example.com"}, headers=auth(admin_token)
+        )
+        assert r.status_code == 201
+        expires = datetime.fromisoformat(r.json()["expiresAt"])
+        ttl = timedelta(hours=get_settings().admin_invitation_ttl_hours)
+        assert ttl == timedelta(hours=72)
+        assert before + ttl <= expires <= datetime.now(UTC) + ttl
+
+    def test_expired_invitation_is_refused(self, client: Any, invitation: dict[str, Any]) -> None:
+        with session_scope() as s:
+            s.execute(
+                update(AdminInvitation)
+                .where(AdminInvitation.email == "new-admin@example.com")
+                .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+            )
+        before = account_count()
+        r = client.post(
+            "/api/auth/signup",
+            json=admin_payload(email="new-admin@example.com", invitationToken=invitation["token"]),
+        )
+        assert r.status_code == 403
+        assert r.json()["fields"] == {"invitationToken": "A valid invitation is required"}
+        assert account_count() == before
 
     def test_invitation_is_bound_to_its_email(self, client: Any, invitation: dict[str, Any]) -> None:
         r = client.post(
