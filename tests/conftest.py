@@ -206,7 +206,7 @@ def worker() -> Iterator[Any]:
 @pytest.fixture
 def admin_token(client: Any) -> str:
     """An admin created the way the first admin is: from configuration."""
-    from cara.admins.bootstrap import ensure_first_admin
+    from cara.admin_console.service import ensure_first_admin
     from cara.config import get_settings
     from cara.kit.db import session_scope
 

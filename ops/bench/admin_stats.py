@@ -10,7 +10,7 @@ doctors, creation dates spread over the last 12 months, subscriptions (hospital 
 mixed statuses) and their monthly payments across the last 12 months in platform.subscriptions /
 platform.payments. Then the rollups: `cara.analytics.rollups.refresh_all` once (what the
 scheduler runs every 5 minutes; timed), and a backfill of the periods the charts show (12 weeks,
-12 months, 5 years; timed), the first admin through `cara.admins.bootstrap.ensure_first_admin`
+12 months, 5 years; timed), the first admin through `cara.admin_console.service.ensure_first_admin`
 and a real `POST /api/auth/login` for its token.
 
 Load: one uvicorn worker, asyncio httpx client, closed loop at concurrency 20 for 3 s warm-up +
@@ -106,7 +106,7 @@ class Billing:
 def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: float) -> Billing:
     """Subscriptions of a share of the hospitals and independent doctors, with their payments.
 
-    Rows look like the billing domain's (tests/cara/console/seed.py): one subscription per
+    Rows look like the billing domain's (tests/cara/admin_console/seed.py): one subscription per
     account, monthly (mostly) or annual, statuses mixed; ended ones carry their end in
     `updated_at`; one payment per billing period until now or the end, 5 % of them failed.
     """
@@ -236,7 +236,7 @@ def run_rollups() -> RollupTimes:
 
 def bootstrap_admin(api: ApiServer) -> str:
     """The first admin from FIRST_ADMIN_* (set for this process only), then a real login."""
-    from cara.admins.bootstrap import ensure_first_admin
+    from cara.admin_console.service import ensure_first_admin
     from cara.kit.db import session_scope
 
     with session_scope() as session:
@@ -521,7 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary,
         body,
         env={"FIRST_ADMIN_EMAIL": ADMIN_EMAIL, "FIRST_ADMIN_PASSWORD": ADMIN_PASSWORD},
-        modules=("cara.admins.bootstrap", "cara.analytics.rollups", "cara.analytics.periods"),
+        modules=("cara.admin_console.service", "cara.analytics.rollups", "cara.analytics.periods"),
     )
 
 

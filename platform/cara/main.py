@@ -9,12 +9,11 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import RedirectResponse
 
-from cara.admins.endpoints import router as admins_router
+from cara.admin_console.endpoints import router as admin_console_router
 from cara.assistant_routes import router as assistant_router
 from cara.auth.endpoints import router as auth_router
 from cara.billing.endpoints import router as billing_router
 from cara.config import get_settings
-from cara.console.endpoints import router as console_router
 from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers
@@ -44,8 +43,7 @@ def create_app() -> FastAPI:
     api = APIRouter(prefix="/api")
     api.include_router(health_router)
     api.include_router(auth_router)
-    api.include_router(admins_router)
-    api.include_router(console_router)
+    api.include_router(admin_console_router)
     api.include_router(assistant_router)
     api.include_router(subscriptions_router)
     api.include_router(billing_router)

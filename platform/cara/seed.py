@@ -3,7 +3,7 @@ Products and Prices in Stripe) and the first admin (idempotent)."""
 
 from __future__ import annotations
 
-from cara.admins.bootstrap import ensure_first_admin
+from cara.admin_console.service import ensure_first_admin
 from cara.billing import catalog, stripe_api
 from cara.kit.db import session_scope
 from cara.kit.errors import CaraError

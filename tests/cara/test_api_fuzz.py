@@ -56,8 +56,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cara.admin_console.repository import AUDIT_SORT, DOCTOR_SORT, HOSPITAL_SORT, PAYMENT_SORT
 from cara.auth.principal import Authenticator, authenticate, optional_principal
-from cara.console.repository import AUDIT_SORT, DOCTOR_SORT, HOSPITAL_SORT, PAYMENT_SORT
 from cara.main import app as cara_app
 from tests.factories import add_staff, admin_payload, auth, doctor_payload, hospital_payload, signup
 

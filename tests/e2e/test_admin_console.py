@@ -17,7 +17,7 @@ import pytest
 
 from cara.analytics import rollups
 from cara.kit.db import session_scope
-from tests.cara.console.seed import pay, subscribe
+from tests.cara.admin_console.seed import pay, subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cara.config import get_settings
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.e2e.mailbox import smtp_mailbox
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup

@@ -42,7 +42,7 @@ import pytest
 
 from cara.config import get_settings
 from cara.doubles.gemini import GeminiDouble, GenerateRequest, LiveSession, pcm_tone
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.factories import doctor_payload, signup
 

@@ -12,7 +12,7 @@ from cara.analytics.__main__ import main as cli
 from cara.analytics.periods import label, last_starts, next_start, period_start, previous_start
 from cara.kit.db import session_scope
 from cara.models import Account, PeriodRollup, Tenant, TenantRollup
-from tests.cara.console.seed import pay, subscribe
+from tests.cara.admin_console.seed import pay, subscribe
 from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 
 NOV = datetime(2026, 11, 10, 12, tzinfo=UTC)

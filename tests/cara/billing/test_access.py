@@ -12,7 +12,7 @@ from cara.billing.access import can_add_doctor, expire_trials
 from cara.kit.db import session_scope
 from cara.models import Account, Subscription
 from cara.subscriptions.service import grants_clinical_access
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 

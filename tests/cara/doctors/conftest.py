@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.factories import auth, hospital_payload, signup
 
 

@@ -120,7 +120,7 @@ def doctor_token(client: Any, specialty: str = "Cardiologist", **overrides: Any)
 def hospital_doctor_token(client: Any, specialty: str = "Radiotherapist") -> tuple[str, str]:
     """A doctor of a subscribed hospital (lives in the hospital's schema); returns (token, schema)."""
     from cara.auth import tokens
-    from tests.cara.console.seed import subscribe
+    from tests.cara.admin_console.seed import subscribe
 
     hospital_body = hospital_payload()
     hospital = signup(client, hospital_body)

@@ -28,7 +28,7 @@ from cara.live.access import NEEDS_SUBSCRIPTION
 from cara.live.messages import CLOSE_CODES
 from cara.models import Subscription
 from cara.models.base import utcnow
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.cara.live.conftest import Browser, Json, doctor_token
 from tests.cara.live.test_relay import b64, connect, consultation_row, stored
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup

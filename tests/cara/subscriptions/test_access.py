@@ -9,7 +9,7 @@ from sqlalchemy import select
 from cara.kit.db import session_scope
 from cara.models import Account
 from cara.subscriptions.service import grants_clinical_access
-from tests.cara.console.seed import subscribe
+from tests.cara.admin_console.seed import subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from cara.analytics import rollups
 from cara.kit.db import session_scope
 from cara.models import AuditEvent
-from tests.cara.console.seed import pay, subscribe
+from tests.cara.admin_console.seed import pay, subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 NOW = datetime.now(UTC)
@@ -110,7 +110,7 @@ class TestStats:
     def test_subscription_analytics_failure_gives_zeros(
         self, client: Any, admin_token: str, monkeypatch: Any
     ) -> None:
-        from cara.console import repository
+        from cara.admin_console import repository
 
         def boom(*a: Any) -> Any:
             raise RuntimeError("rollup table unavailable")

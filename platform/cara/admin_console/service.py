@@ -1,4 +1,10 @@
-"""Rules of the admin console. Services never commit."""
+"""Rules of the admin console. Services never commit.
+
+The first platform admin comes from configuration, never from a public form:
+FIRST_ADMIN_EMAIL and FIRST_ADMIN_PASSWORD create it once; later runs leave an
+existing account untouched (changing the variables does not reset a password that
+the admin may have changed since).
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,8 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session
 
-from cara.analytics.periods import Granularity, label, last_starts, period_start
-from cara.audit import service as audit
-from cara.auth.principal import Principal
-from cara.console import repository
-from cara.console.schemas import (
+from cara.admin_console import repository
+from cara.admin_console.schemas import (
     AuditEventOut,
     DoctorOut,
     HospitalOut,
@@ -25,10 +28,18 @@ from cara.console.schemas import (
     SubscriptionAnalyticsOut,
     SubscriptionDetails,
 )
+from cara.analytics.periods import Granularity, label, last_starts, period_start
+from cara.audit import service as audit
+from cara.auth import passwords
+from cara.auth import repository as accounts
+from cara.auth.principal import Principal
+from cara.config import get_settings
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.listing import ListQuery
+from cara.kit.validation import email_error, normalise_email
+from cara.models import Account
 
-log = logging.getLogger("cara.console")
+log = logging.getLogger("cara.admin_console")
 
 TimeRange = Literal["weekly", "monthly", "yearly"]
 _RANGES: dict[str, tuple[Granularity, int]] = {
@@ -295,3 +306,37 @@ def verify_doctor(session: Session, principal: Principal, doctor_id: str) -> Doc
         )
         session.flush()
     return get_doctor(session, doctor_id)
+
+
+# ------------------------------------------------------------------ first admin
+
+
+def ensure_first_admin(session: Session) -> bool:
+    """Create the admin named by FIRST_ADMIN_*; False if unset or the account already exists."""
+    settings = get_settings()
+    if not settings.first_admin_email or not settings.first_admin_password:
+        return False
+    if email_error(settings.first_admin_email):
+        raise ValueError("FIRST_ADMIN_EMAIL is not a valid email address")
+    if len(settings.first_admin_password) < 8:
+        raise ValueError("FIRST_ADMIN_PASSWORD must be at least 8 characters")
+    email = normalise_email(settings.first_admin_email)
+    if accounts.email_taken(session, email):
+        return False
+    account = Account(
+        email=email,
+        password_hash=passwords.hash_password(settings.first_admin_password),
+        role="admin",
+        name=settings.first_admin_name,
+    )
+    session.add(account)
+    session.flush()
+    audit.record_platform(
+        session,
+        action="admin.bootstrapped",
+        actor_id=None,
+        actor_role=None,
+        target_type="account",
+        target_id=account.id,
+    )
+    return True

@@ -1,24 +1,37 @@
-"""/api/admin: the admin console's reads and actions. Admins only (401/403 otherwise)."""
+"""/api/admin: the admin console's reads and actions, and admin invitations.
+Admins only (401/403 otherwise)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Response, status
 
-from cara.auth.principal import AdminPrincipal
-from cara.console import repository, service
-from cara.console.schemas import (
+from cara.admin_console import repository, service
+from cara.admin_console.schemas import (
     AuditEventOut,
     DoctorOut,
     HospitalOut,
+    InvitationIn,
+    InvitationOut,
     PaymentOut,
     StatsOut,
     SubscriptionAnalyticsOut,
 )
+from cara.audit import service as audit
+from cara.auth import repository as accounts
+from cara.auth.principal import AdminPrincipal
+from cara.auth.service import new_invitation_token
+from cara.config import get_settings
 from cara.kit import listing
 from cara.kit.deps import DbSession
+from cara.kit.errors import Conflict, ValidationFailed
 from cara.kit.openapi import error_responses
+from cara.kit.validation import email_error, normalise_email
+from cara.models import AdminInvitation
+from cara.models.base import utcnow
+from workers.queue import enqueue_after_commit
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -26,6 +39,49 @@ Sort = Annotated[str | None, Query(description='JSON, e.g. ["name","ASC"]')]
 Range = Annotated[str | None, Query(alias="range", description="JSON, e.g. [0,24] (inclusive)")]
 Filter = Annotated[str | None, Query(alias="filter", description='JSON object, e.g. {"q":"accra"}')]
 READ_ERRORS = error_responses(400, 401, 403, 422)
+
+
+@router.post(
+    "/invitations",
+    operation_id="admin_invite",
+    status_code=status.HTTP_201_CREATED,
+    response_model=InvitationOut,
+    responses=error_responses(401, 403, 409, 422),
+)
+def invite_admin(body: InvitationIn, principal: AdminPrincipal, session: DbSession) -> InvitationOut:
+    """Invite someone to become an admin. The link is emailed and also returned to the
+    inviting admin, who may prefer to hand it over another way."""
+    problem = email_error(body.email)
+    if problem:
+        raise ValidationFailed({"email": problem})
+    email = normalise_email(body.email or "")
+    if accounts.email_taken(session, email):
+        raise Conflict("An account with this email already exists.", fields={"email": "Already registered"})
+    token, token_hash = new_invitation_token()
+    settings = get_settings()
+    invitation = AdminInvitation(
+        email=email,
+        token_hash=token_hash,
+        invited_by=principal.id,
+        expires_at=utcnow() + timedelta(hours=settings.admin_invitation_ttl_hours),
+    )
+    session.add(invitation)
+    session.flush()
+    audit.record_platform(
+        session,
+        action="admin.invited",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="admin_invitation",
+        target_id=invitation.id,
+    )
+    enqueue_after_commit(session, "mail.admin_invitation", invitation_id=str(invitation.id), token=token)
+    session.commit()
+    return InvitationOut(
+        email=email,
+        expiresAt=invitation.expires_at,
+        invitationUrl=f"{settings.public_base_url}/admin-register?invitation={token}",
+    )
 
 
 @router.get("/stats", operation_id="admin_stats", response_model=StatsOut, responses=READ_ERRORS)

@@ -1,1 +1,0 @@
-"""Platform administrators: invitations (admins are never self-registered)."""
