@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -7,6 +9,8 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
     base: '/',
     plugins: [react()],
+    // `@/lib/...` is `src/lib/...` (the same alias is in tsconfig.json "paths").
+    resolve: { alias: { '@': path.resolve(import.meta.dirname, 'src') } },
     build: {
         outDir: 'dist',
         emptyOutDir: true,

@@ -1,9 +1,9 @@
 import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 
-import { App } from './app/App';
-import { initI18n } from './lib/i18n/i18n';
-import './styles.css';
+import { App } from '@/app/App';
+import { initI18n } from '@/lib/i18n/i18n';
+import '@/styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
 // Translations first: no screen ever flashes untranslated keys.

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { paths } from '../config/paths';
+import { paths } from '@/config/paths';
 
 const NotFound = () => {
     const { t } = useTranslation();

@@ -1,9 +1,9 @@
 import type { ComponentType, ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 
-import { AppLayout } from '../components/layout/AppLayout';
-import { paths } from '../config/paths';
-import type { Role } from '../lib/session/storage';
+import { AppLayout } from '@/components/layout/AppLayout';
+import { paths } from '@/config/paths';
+import type { Role } from '@/lib/session/storage';
 import { RouteError } from './RouteError';
 import { ProtectedRoute, RoleRedirect } from './guards/ProtectedRoute';
 import { SubscriptionGate } from './guards/SubscriptionGate';
@@ -38,69 +38,69 @@ export const routes: RouteObject[] = [
         errorElement: <RouteError />,
         children: [
             // Public (spec §2 "Public routes")
-            { path: paths.roleSelection, ...page(() => import('../features/landing/RoleSelectionPage')) },
-            { path: paths.login, ...page(() => import('../features/landing/RoleSelectionPage')) },
-            { path: paths.doctorLogin, ...page(() => import('../features/auth/routes/DoctorLogin')) },
-            { path: paths.hospitalLogin, ...page(() => import('../features/auth/routes/HospitalLogin')) },
-            { path: paths.adminLogin, ...page(() => import('../features/auth/routes/AdminLogin')) },
-            { path: paths.forgotPassword, ...page(() => import('../features/auth/routes/ForgotPassword')) },
-            { path: paths.doctorRegister, ...page(() => import('../features/register/routes/DoctorRegister')) },
-            { path: paths.hospitalRegister, ...page(() => import('../features/register/routes/HospitalRegister')) },
-            { path: paths.adminRegister, ...page(() => import('../features/register/routes/AdminRegister')) },
-            { path: paths.privacyPolicy, ...page(() => import('../features/legal/routes/PrivacyPolicy')) },
-            { path: paths.terms, ...page(() => import('../features/legal/routes/TermsAndConditions')) },
+            { path: paths.roleSelection, ...page(() => import('@/features/landing/RoleSelectionPage')) },
+            { path: paths.login, ...page(() => import('@/features/landing/RoleSelectionPage')) },
+            { path: paths.doctorLogin, ...page(() => import('@/features/auth/routes/DoctorLogin')) },
+            { path: paths.hospitalLogin, ...page(() => import('@/features/auth/routes/HospitalLogin')) },
+            { path: paths.adminLogin, ...page(() => import('@/features/auth/routes/AdminLogin')) },
+            { path: paths.forgotPassword, ...page(() => import('@/features/auth/routes/ForgotPassword')) },
+            { path: paths.doctorRegister, ...page(() => import('@/features/register/routes/DoctorRegister')) },
+            { path: paths.hospitalRegister, ...page(() => import('@/features/register/routes/HospitalRegister')) },
+            { path: paths.adminRegister, ...page(() => import('@/features/register/routes/AdminRegister')) },
+            { path: paths.privacyPolicy, ...page(() => import('@/features/legal/routes/PrivacyPolicy')) },
+            { path: paths.terms, ...page(() => import('@/features/legal/routes/TermsAndConditions')) },
 
             // Doctors (spec §2 "Protected routes", §6)
             {
                 path: paths.doctorDashboard,
-                ...page(() => import('../features/doctor-dashboard/DoctorDashboardPage'), clinical),
+                ...page(() => import('@/features/doctor-dashboard/DoctorDashboardPage'), clinical),
             },
             {
                 path: paths.radiologist,
-                ...page(() => import('../features/consoles/routes/RadiologistConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/RadiologistConsole'), clinical),
             },
             {
                 path: paths.radiotherapist,
-                ...page(() => import('../features/consoles/routes/RadiotherapistConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/RadiotherapistConsole'), clinical),
             },
             {
                 path: paths.radiotherapistChat,
-                ...page(() => import('../features/chat/routes/RadiotherapyChat'), clinical),
+                ...page(() => import('@/features/chat/routes/RadiotherapyChat'), clinical),
             },
             {
                 path: paths.cardiologist,
-                ...page(() => import('../features/consoles/routes/CardiologistConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/CardiologistConsole'), clinical),
             },
             {
                 path: paths.generalPractitioner,
-                ...page(() => import('../features/consoles/routes/GeneralPractitionerConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/GeneralPractitionerConsole'), clinical),
             },
-            { path: paths.nurse, ...page(() => import('../features/consoles/routes/NurseConsole'), clinical) },
+            { path: paths.nurse, ...page(() => import('@/features/consoles/routes/NurseConsole'), clinical) },
             {
                 path: paths.doctorSubscription,
-                ...page(() => import('../features/subscriptions/routes/DoctorSubscriptionPage'), onlyDoctors),
+                ...page(() => import('@/features/subscriptions/routes/DoctorSubscriptionPage'), onlyDoctors),
             },
             {
                 path: paths.subscriptionSuccess,
                 ...page(
-                    () => import('../features/subscriptions/routes/SubscriptionSuccessPage'),
+                    () => import('@/features/subscriptions/routes/SubscriptionSuccessPage'),
                     forRoles(['doctor', 'hospital']),
                 ),
             },
 
             // Hospitals
             // Signed-in only: the pages show their own notices to other roles (spec §2).
-            { path: paths.dashboard, ...page(() => import('../features/hospitals/routes/HospitalDashboard'), signedIn) },
-            { path: paths.manage, ...page(() => import('../features/hospitals/routes/ManageDoctors'), signedIn) },
+            { path: paths.dashboard, ...page(() => import('@/features/hospitals/routes/HospitalDashboard'), signedIn) },
+            { path: paths.manage, ...page(() => import('@/features/hospitals/routes/ManageDoctors'), signedIn) },
             {
                 path: paths.subscription,
-                ...page(() => import('../features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
+                ...page(() => import('@/features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
             },
 
             // Admins use the react-admin console at /admin/.
-            { path: paths.adminDashboard, ...page(() => import('../features/admin/AdminDashboardRedirect')) },
+            { path: paths.adminDashboard, ...page(() => import('@/features/admin/AdminDashboardRedirect')) },
 
-            { path: paths.profile, ...page(() => import('../features/profile/routes/ProfilePage'), signedIn) },
+            { path: paths.profile, ...page(() => import('@/features/profile/routes/ProfilePage'), signedIn) },
             { path: '*', ...page(() => import('./NotFound')) },
         ],
     },

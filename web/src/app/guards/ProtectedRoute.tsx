@@ -2,10 +2,10 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate } from 'react-router';
 
-import { Alert } from '../../components/ui/Alert';
-import { paths } from '../../config/paths';
-import type { Role } from '../../lib/session/storage';
-import { useSession } from '../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { paths } from '@/config/paths';
+import type { Role } from '@/lib/session/storage';
+import { useSession } from '@/lib/session/SessionProvider';
 
 /**
  * Spec §2 "Protected routes": 'Loading...' while the user loads, no user →

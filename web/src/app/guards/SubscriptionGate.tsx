@@ -2,11 +2,11 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router';
 
-import { Alert } from '../../components/ui/Alert';
-import { Spinner } from '../../components/ui/Spinner';
-import { paths } from '../../config/paths';
-import { useClinicalAccess } from '../../lib/access';
-import { useSession } from '../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { Spinner } from '@/components/ui/Spinner';
+import { paths } from '@/config/paths';
+import { useClinicalAccess } from '@/lib/gating';
+import { useSession } from '@/lib/session/SessionProvider';
 
 /**
  * Clinical pages need a subscription (spec §2, §6). Without one the doctor

@@ -2,8 +2,8 @@ import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 
-import { ROUTES_WITHOUT_NAVBAR } from '../../config/paths';
-import { useSession } from '../../lib/session/SessionProvider';
+import { ROUTES_WITHOUT_NAVBAR } from '@/config/paths';
+import { useSession } from '@/lib/session/SessionProvider';
 import { FullScreenSpinner } from '../ui/Spinner';
 import { PreferencesBar } from './Preferences';
 import { Navbar } from './Navbar';

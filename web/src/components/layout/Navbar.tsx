@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, useNavigate } from 'react-router';
 
-import { paths, specialtyPath } from '../../config/paths';
-import { useClinicalAccess } from '../../lib/access';
-import type { SessionUser } from '../../lib/session/storage';
-import { useSession } from '../../lib/session/SessionProvider';
+import { paths, specialtyPath } from '@/config/paths';
+import { useClinicalAccess } from '@/lib/gating';
+import type { SessionUser } from '@/lib/session/storage';
+import { useSession } from '@/lib/session/SessionProvider';
 import { useToast } from '../ui/Toasts';
 import { LanguageSelect, ThemeToggle } from './Preferences';
 

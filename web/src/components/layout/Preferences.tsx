@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 
-import { changeLanguage, LANGUAGE_NAMES, LANGUAGES, type Language } from '../../lib/i18n/i18n';
-import { useTheme } from '../../lib/theme';
+import { changeLanguage, LANGUAGE_NAMES, LANGUAGES, type Language } from '@/lib/i18n/i18n';
+import { useTheme } from '@/lib/theme';
 
 /** Language choice (remembered) and the light/dark switch, on every screen. */
 export const LanguageSelect = () => {

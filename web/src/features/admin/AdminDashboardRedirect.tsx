@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
 import { Navigate } from 'react-router';
 
-import { FullScreenSpinner } from '../../components/ui/Spinner';
-import { paths } from '../../config/paths';
-import { useSession } from '../../lib/session/SessionProvider';
+import { FullScreenSpinner } from '@/components/ui/Spinner';
+import { paths } from '@/config/paths';
+import { useSession } from '@/lib/session/SessionProvider';
 
 /**
  * /admin-dashboard (spec §2) is the react-admin console, a separate app on

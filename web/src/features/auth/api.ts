@@ -1,6 +1,6 @@
-import { errorMessage, fieldErrors, publicApi } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
-import type { Role } from '../../lib/session/storage';
+import { errorMessage, fieldErrors, publicApi } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
+import type { Role } from '@/lib/session/storage';
 
 /**
  * The calls of the sign-in and password-reset screens (spec §7).

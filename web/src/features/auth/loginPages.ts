@@ -1,5 +1,5 @@
-import { paths, specialtyPath } from '../../config/paths';
-import type { Role, SessionUser } from '../../lib/session/storage';
+import { paths, specialtyPath } from '@/config/paths';
+import type { Role, SessionUser } from '@/lib/session/storage';
 
 // Marks English keys for scripts/check-i18n.mjs (it checks that every literal
 // t() key has an English entry); they are translated where they are shown.

@@ -1,4 +1,4 @@
-import type { Role } from '../../lib/session/storage';
+import type { Role } from '@/lib/session/storage';
 
 /**
  * 'Remember me' keeps only the email address, per role, for the next visit

@@ -1,4 +1,4 @@
-import type { Role } from '../../lib/session/storage';
+import type { Role } from '@/lib/session/storage';
 import { MESSAGES } from './messages';
 
 /**

@@ -1,6 +1,6 @@
 /** POST /api/radiotherapy-chat/messages: one question, the whole conversation back. */
-import { api, errorMessage } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
+import { api, errorMessage } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
 
 export type ChatTurn = components['schemas']['ChatTurn'];
 export type ChatReply = components['schemas']['ChatReplyOut'];

@@ -18,9 +18,9 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../components/ui/Alert';
-import { paths } from '../../config/paths';
-import { sessionStore } from '../../lib/session/storage';
+import { Alert } from '@/components/ui/Alert';
+import { paths } from '@/config/paths';
+import { sessionStore } from '@/lib/session/storage';
 import { useLiveStatus, type SummaryLine } from './api';
 import { createLevel } from './audio/level';
 import { CaptureError, startMicrophone, MIC_FAILED } from './audio/microphone';

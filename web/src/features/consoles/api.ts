@@ -4,8 +4,8 @@
  */
 import { useEffect, useState } from 'react';
 
-import { api, errorMessage } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
+import { api, errorMessage } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
 
 export type LiveStatus = components['schemas']['LiveStatusOut'];
 export type SummaryKind = 'summary' | 'report';

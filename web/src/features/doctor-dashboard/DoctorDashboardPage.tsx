@@ -2,12 +2,12 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { Alert } from '../../components/ui/Alert';
-import { Button } from '../../components/ui/Button';
-import { paths } from '../../config/paths';
-import { isHospitalCreatedDoctor } from '../../lib/access';
-import { useSession } from '../../lib/session/SessionProvider';
-import { fetchCurrentSubscription, type CurrentSubscription } from '../subscriptions/api';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { paths } from '@/config/paths';
+import { isHospitalCreatedDoctor } from '@/lib/gating';
+import { useSession } from '@/lib/session/SessionProvider';
+import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { formatDate } from './format';
 import './doctor-dashboard.css';
 

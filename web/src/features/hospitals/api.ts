@@ -1,6 +1,7 @@
-import { api, errorMessage, fieldErrors } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
-import { sessionStore } from '../../lib/session/storage';
+import { api, errorMessage, fieldErrors } from '@/lib/api/client';
+import { failure as fail, type Result } from '@/lib/api/result';
+import type { components } from '@/lib/api/schema';
+import { sessionStore } from '@/lib/session/storage';
 
 /**
  * The doctor calls of spec §7 for a hospital's own doctors, each turned into
@@ -13,21 +14,6 @@ export type Doctor = components['schemas']['HospitalDoctorOut'];
 export type DoctorCreate = components['schemas']['DoctorCreate'];
 export type DoctorUpdate = components['schemas']['DoctorUpdate'];
 export type DoctorLimit = components['schemas']['DoctorLimitOut'];
-
-export interface Failure {
-    ok: false;
-    message: string;
-    status?: number;
-    fields: Record<string, string>;
-}
-export type Result<T> = { ok: true; data: T } | Failure;
-
-const fail = (message: string, status?: number, fields: Record<string, string> = {}): Failure => ({
-    ok: false,
-    message,
-    status,
-    fields,
-});
 
 const NO_TOKEN = 'No authentication token found';
 const hasToken = (): boolean => Boolean(sessionStore.token());

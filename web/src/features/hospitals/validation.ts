@@ -1,4 +1,6 @@
-import { SPECIALTIES, type Specialty } from '../../config/paths';
+import type { Specialty } from '@/config/paths';
+import { DOCTOR_FORMS, validateDoctorFields } from '@/lib/forms/doctor';
+import { isSpecialty, wholeNumber, type FormErrors } from '@/lib/forms/fields';
 import type { DoctorCreate, DoctorUpdate, Doctor } from './api';
 
 /**
@@ -6,32 +8,10 @@ import type { DoctorCreate, DoctorUpdate, Doctor } from './api';
  * purpose: the Manage Doctors form asks for an 8-character password and a
  * 10-15 digit phone number; the dashboard's quick add asks for 6 characters,
  * a specialty chosen from a blank 'Select Specialty', and more than 0 years.
- * Messages are the spec's English texts, also the translation keys; the
- * server repeats its own checks and its per-field messages are shown too.
+ * Those differences are data (DOCTOR_FORMS in lib/forms/doctor); this module
+ * holds each form's fields, defaults and request bodies. Messages are English
+ * translation keys; the server's per-field messages are shown too.
  */
-export type FormErrors<Field extends string> = Partial<Record<Field, string>>;
-
-// The spec's "simple address pattern", the same as the server's.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE_DIGITS = /^\d{10,15}$/;
-export const MAX_EXPERIENCE = 80;
-
-const blank = (value: string): boolean => !value.trim();
-
-/** Drops the entries without a message, so `Object.keys(errors).length` counts real errors. */
-const compact = <Field extends string>(errors: Record<Field, string | undefined>): FormErrors<Field> =>
-    Object.fromEntries(Object.entries(errors).filter(([, message]) => message)) as FormErrors<Field>;
-
-/** A number input's text as whole years; blank is 0, anything else not whole is null. */
-export const years = (value: string): number | null => {
-    if (blank(value)) return 0;
-    const parsed = Number(value);
-    return Number.isInteger(parsed) ? parsed : null;
-};
-
-export const isSpecialty = (value: unknown): value is Specialty =>
-    typeof value === 'string' && (SPECIALTIES as readonly string[]).includes(value);
-
 // ---------------------------------------------------------------- Manage Doctors form
 
 export interface ManageDoctorForm {
@@ -78,35 +58,8 @@ export const manageFormOf = (doctor: Doctor): ManageDoctorForm => ({
 export const validateManageDoctor = (
     form: ManageDoctorForm,
     { adding }: { adding: boolean },
-): FormErrors<ManageDoctorField> => {
-    let email: string | undefined;
-    if (blank(form.email)) email = 'Email is required';
-    else if (!EMAIL.test(form.email.trim())) email = 'Invalid email format';
-    let password: string | undefined;
-    if (adding) {
-        if (!form.password) password = 'Password is required';
-        else if (form.password.length < 8) password = 'Password must be at least 8 characters';
-    }
-    let phoneNumber: string | undefined;
-    if (blank(form.phoneNumber)) phoneNumber = 'Phone number is required';
-    else if (!PHONE_DIGITS.test(form.phoneNumber.trim())) phoneNumber = 'Invalid phone number format';
-    const experienceYears = years(form.experience);
-    let experience: string | undefined;
-    if (experienceYears === null) experience = 'Experience must be a whole number of years';
-    else if (experienceYears < 0) experience = 'Experience cannot be negative';
-    else if (experienceYears > MAX_EXPERIENCE) experience = 'Experience must be 80 years or less';
-    return compact<ManageDoctorField>({
-        name: blank(form.name) ? 'Name is required' : undefined,
-        email,
-        phoneNumber,
-        specialty: isSpecialty(form.specialty) ? undefined : 'Specialty is required',
-        licenseNumber: blank(form.licenseNumber) ? 'License number is required' : undefined,
-        experience,
-        country: blank(form.country) ? 'Country is required' : undefined,
-        state: blank(form.state) ? 'State/Province is required' : undefined,
-        password,
-    });
-};
+): FormErrors<ManageDoctorField> =>
+    validateDoctorFields(form, DOCTOR_FORMS.manageDoctors, { withPassword: adding });
 
 /** POST body of the Manage Doctors add (spec §7: the form fields plus hospitalId). */
 export const manageCreateBody = (form: ManageDoctorForm, hospitalId: string): DoctorCreate => ({
@@ -116,7 +69,7 @@ export const manageCreateBody = (form: ManageDoctorForm, hospitalId: string): Do
     phoneNumber: form.phoneNumber.trim(),
     specialty: form.specialty,
     licenseNumber: form.licenseNumber.trim(),
-    experience: years(form.experience) ?? 0,
+    experience: wholeNumber(form.experience) ?? 0,
     country: form.country,
     state: form.state.trim(),
     hospitalId,
@@ -131,7 +84,7 @@ export const manageUpdateBody = (form: ManageDoctorForm, doctor: Doctor, hospita
         phoneNumber: form.phoneNumber.trim(),
         specialty: form.specialty,
         licenseNumber: form.licenseNumber.trim(),
-        experience: years(form.experience) ?? 0,
+        experience: wholeNumber(form.experience) ?? 0,
         country: form.country,
         state: form.state.trim(),
     };
@@ -178,30 +131,8 @@ export const EMPTY_DASHBOARD_FORM: DashboardDoctorForm = {
     state: '',
 };
 
-export const validateDashboardDoctor = (form: DashboardDoctorForm): FormErrors<DashboardDoctorField> => {
-    let email: string | undefined;
-    if (blank(form.email)) email = 'Email is required';
-    else if (!EMAIL.test(form.email.trim())) email = 'Email is invalid';
-    let password: string | undefined;
-    if (!form.password) password = 'Password is required';
-    else if (form.password.length < 6) password = 'Password must be at least 6 characters';
-    const experienceYears = years(form.experience);
-    let experience: string | undefined;
-    if (experienceYears === null) experience = 'Experience must be a whole number of years';
-    else if (experienceYears <= 0) experience = 'Experience must be greater than 0';
-    else if (experienceYears > MAX_EXPERIENCE) experience = 'Experience must be 80 years or less';
-    return compact<DashboardDoctorField>({
-        name: blank(form.name) ? 'Name is required' : undefined,
-        email,
-        phoneNumber: blank(form.phoneNumber) ? 'Phone number is required' : undefined,
-        specialty: isSpecialty(form.specialty) ? undefined : 'Specialty is required',
-        licenseNumber: blank(form.licenseNumber) ? 'License number is required' : undefined,
-        experience,
-        password,
-        country: blank(form.country) ? 'Country is required' : undefined,
-        state: blank(form.state) ? 'State is required' : undefined,
-    });
-};
+export const validateDashboardDoctor = (form: DashboardDoctorForm): FormErrors<DashboardDoctorField> =>
+    validateDoctorFields(form, DOCTOR_FORMS.dashboardAdd);
 
 /** POST body of the dashboard add: also isHospitalCreated and privacyPolicyAccepted (spec §7). */
 export const dashboardCreateBody = (form: DashboardDoctorForm, hospitalId: string): DoctorCreate => ({
@@ -211,7 +142,7 @@ export const dashboardCreateBody = (form: DashboardDoctorForm, hospitalId: strin
     phoneNumber: form.phoneNumber.trim(),
     specialty: form.specialty,
     licenseNumber: form.licenseNumber.trim(),
-    experience: years(form.experience) ?? 1,
+    experience: wholeNumber(form.experience) ?? 1,
     country: form.country.trim(),
     state: form.state.trim(),
     hospitalId,

@@ -2,8 +2,8 @@ import { useRef, useState, type ComponentType, type KeyboardEvent } from 'react'
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 
-import { Button } from '../../components/ui/Button';
-import { paths } from '../../config/paths';
+import { Button } from '@/components/ui/Button';
+import { paths } from '@/config/paths';
 import { CHOICES, type Choice } from './roles';
 
 const DoctorIcon = () => (

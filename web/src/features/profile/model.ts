@@ -1,6 +1,8 @@
-import { SPECIALTIES, type Specialty } from '../../config/paths';
-import type { components } from '../../lib/api/schema';
-import type { SessionUser } from '../../lib/session/storage';
+import type { Specialty } from '@/config/paths';
+import type { components } from '@/lib/api/schema';
+import { DOCTOR_FORMS, validateDoctorFields } from '@/lib/forms/doctor';
+import { blank, isSpecialty } from '@/lib/forms/fields';
+import type { SessionUser } from '@/lib/session/storage';
 
 /**
  * The doctor profile form (spec §2 "Doctor Profile page", §3 "User",
@@ -114,9 +116,6 @@ export const emptyWork = (): WorkForm => ({
     description: '',
 });
 
-const isSpecialty = (value: unknown): value is Specialty =>
-    typeof value === 'string' && (SPECIALTIES as readonly string[]).includes(value);
-
 /** The form as the stored user holds it (lists read defensively: they are untyped JSON). */
 export const formFromUser = (user: SessionUser): ProfileForm => ({
     name: user.name ?? '',
@@ -183,13 +182,10 @@ export const bodyFromForm = (form: ProfileForm): ProfileBody => ({
 
 // ------------------------------------------------------------------ checks
 
-// The same patterns as cara.kit.validation and cara.profiles.service.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE = /^\+?[\d\s\-().]{6,32}$/;
+// The same patterns as cara.profiles.service (the doctor's own fields are
+// checked by lib/forms/doctor, with the profile's rules).
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-const blank = (value: string): boolean => !value.trim();
 
 /** Today as YYYY-MM-DD in the reader's time zone (the date inputs' `max`). */
 export const today = (): string => {
@@ -212,29 +208,15 @@ const dateError = (value: string, required: boolean, label: string): string | un
     return undefined;
 };
 
-export const experienceError = (value: string): string | undefined => {
-    if (blank(value)) return 'Experience must be a whole number of years';
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed)) return 'Experience must be a whole number of years';
-    if (parsed < 0) return 'Experience cannot be negative';
-    if (parsed > 80) return 'Experience must be 80 years or less';
-    return undefined;
-};
-
 export const validateProfile = (form: ProfileForm): Errors => {
     const errors: Errors = {};
     const add = (key: string, message: string | undefined) => {
         if (message && !(key in errors)) errors[key] = message;
     };
 
-    if (blank(form.name)) add('name', 'Name is required');
-    if (blank(form.email)) add('email', 'Email is required');
-    else if (!EMAIL.test(form.email.trim())) add('email', 'Invalid email format');
-    if (blank(form.phoneNumber)) add('phoneNumber', 'Phone number is required');
-    else if (!PHONE.test(form.phoneNumber.trim())) add('phoneNumber', 'Invalid phone number format');
-    if (!isSpecialty(form.specialty)) add('specialty', 'Specialty is required');
-    if (blank(form.licenseNumber)) add('licenseNumber', 'License number is required');
-    add('experience', experienceError(form.experience));
+    // The profile has no country, state or password: its rules leave them unchecked.
+    const personal = validateDoctorFields({ ...form, country: '', state: '', password: '' }, DOCTOR_FORMS.profile);
+    for (const [key, message] of Object.entries(personal)) add(key, message);
 
     form.certifications.forEach((entry, i) => {
         if (blank(entry.name)) add(`certifications.${i}.name`, 'Certification name is required');

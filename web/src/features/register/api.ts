@@ -1,6 +1,6 @@
-import { api, errorMessage, fieldErrors, publicApi } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
-import type { SessionUser } from '../../lib/session/storage';
+import { api, errorMessage, fieldErrors, publicApi } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
+import type { SessionUser } from '@/lib/session/storage';
 
 /**
  * Registering yourself needs no session, so those calls use `publicApi`, without the

@@ -1,46 +1,23 @@
-import { SPECIALTIES, type Specialty } from '../../config/paths';
+import type { Specialty } from '@/config/paths';
+import { DOCTOR_FORMS, validateDoctorFields } from '@/lib/forms/doctor';
+import {
+    blank,
+    compact,
+    confirmationError,
+    emailError,
+    isWebUrl,
+    passwordError,
+    PHONE_DIGITS,
+    type FormErrors,
+} from '@/lib/forms/fields';
 
 /**
- * Client-side checks of the three registration forms (spec §5). Messages are
- * the spec's English texts, which are also the translation keys: the pages
- * translate them when they render, so a language switch re-translates errors
- * already on screen. The server repeats every check (cara.auth.service) with
- * the same texts; these only save a round trip.
+ * Client-side checks of the three registration forms (spec §5), built from
+ * the shared rules of lib/forms (the doctor's fields are checked there for
+ * every doctor form). Messages are the spec's English texts, which are also
+ * the translation keys. The server repeats every check with the same texts;
+ * these only save a round trip.
  */
-export type FormErrors<Field extends string> = Partial<Record<Field, string>>;
-
-// The spec's "simple address pattern", the same as the server's.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE_DIGITS = /^\d{10,15}$/;
-
-const blank = (value: string): boolean => !value.trim();
-
-const emailError = (email: string): string | undefined => {
-    if (blank(email)) return 'Email is required';
-    if (!EMAIL.test(email.trim())) return 'Invalid email format';
-    return undefined;
-};
-
-/** http(s) with a dotted host, as the server's url_ok accepts. */
-export const isWebUrl = (value: string): boolean => {
-    try {
-        const parsed = new URL(value.trim());
-        return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname.includes('.');
-    } catch {
-        return false;
-    }
-};
-
-/** A whole number typed in a number input; blank counts as 0 (the spec's default). */
-export const wholeNumber = (value: string): number | null => {
-    if (blank(value)) return 0;
-    const parsed = Number(value);
-    return Number.isInteger(parsed) ? parsed : null;
-};
-
-/** Drops the entries without a message, so `Object.keys(errors).length` counts real errors. */
-const compact = <Field extends string>(errors: Record<Field, string | undefined>): FormErrors<Field> =>
-    Object.fromEntries(Object.entries(errors).filter(([, message]) => message)) as FormErrors<Field>;
 
 // ---------------------------------------------------------------- doctor
 
@@ -74,38 +51,13 @@ export const EMPTY_DOCTOR_FORM: DoctorForm = {
     privacyPolicyAccepted: false,
 };
 
-export const isSpecialty = (value: unknown): value is Specialty =>
-    typeof value === 'string' && (SPECIALTIES as readonly string[]).includes(value);
-
-const experienceError = (value: string): string | undefined => {
-    const years = wholeNumber(value);
-    if (years === null) return 'Experience must be a whole number of years';
-    if (years < 0) return 'Experience cannot be negative';
-    if (years > 80) return 'Experience must be 80 years or less';
-    return undefined;
-};
-
-export const validateDoctor = (form: DoctorForm): FormErrors<DoctorField> => {
-    let password: string | undefined;
-    if (!form.password) password = 'Password is required';
-    else if (form.password.length < 6) password = 'Password must be at least 6 characters';
-    let confirmPassword: string | undefined;
-    if (!form.confirmPassword) confirmPassword = 'Please confirm your password';
-    else if (form.confirmPassword !== form.password) confirmPassword = 'Passwords do not match';
-    return compact<DoctorField>({
-        name: blank(form.name) ? 'Name is required' : undefined,
-        email: emailError(form.email),
-        password,
-        confirmPassword,
-        phoneNumber: blank(form.phoneNumber) ? 'Phone number is required' : undefined,
-        specialty: isSpecialty(form.specialty) ? undefined : 'Specialty is required',
-        licenseNumber: blank(form.licenseNumber) ? 'License number is required' : undefined,
-        experience: experienceError(form.experience),
-        country: blank(form.country) ? 'Country is required' : undefined,
-        state: blank(form.state) ? 'State is required' : undefined,
+export const validateDoctor = (form: DoctorForm): FormErrors<DoctorField> => ({
+    ...validateDoctorFields(form, DOCTOR_FORMS.registration),
+    ...compact({
+        confirmPassword: confirmationError(form.confirmPassword, form.password),
         privacyPolicyAccepted: form.privacyPolicyAccepted ? undefined : 'You must accept the privacy policy',
-    });
-};
+    }),
+});
 
 // ---------------------------------------------------------------- hospital
 
@@ -149,14 +101,10 @@ export const parseCapacity = (value: string): number => {
 };
 
 export const validateHospital = (form: HospitalForm): FormErrors<HospitalField> => {
-    let password: string | undefined;
     // Hospitals sign in with at least 8 characters (spec §5 "Hospital and
     // admin login"), and the server refuses shorter ones at sign-up.
-    if (!form.password) password = 'Password is required';
-    else if (form.password.length < 8) password = 'Password must be at least 8 characters';
-    let confirmPassword: string | undefined;
-    if (!form.confirmPassword) confirmPassword = 'Please confirm your password';
-    else if (form.confirmPassword !== form.password) confirmPassword = 'Passwords do not match';
+    const password = passwordError(form.password, 8);
+    const confirmPassword = confirmationError(form.confirmPassword, form.password);
     const beds = parseCapacity(form.capacity);
     return compact<HospitalField>({
         name: blank(form.name) ? 'Hospital name is required' : undefined,
@@ -200,9 +148,7 @@ export const EMPTY_ADMIN_FORM: AdminForm = {
 };
 
 export const validateAdmin = (form: AdminForm): FormErrors<AdminField> => {
-    let password: string | undefined;
-    if (!form.password) password = 'Password is required';
-    else if (form.password.length < 8) password = 'Password must be at least 8 characters';
+    const password = passwordError(form.password, 8);
     let phoneNumber: string | undefined;
     if (blank(form.phoneNumber)) phoneNumber = 'Phone number is required';
     else if (!PHONE_DIGITS.test(form.phoneNumber.trim())) phoneNumber = 'Invalid phone number format';

@@ -1,38 +1,18 @@
-import { api, errorMessage } from '../../lib/api/client';
-import type { components } from '../../lib/api/schema';
+import { api, errorMessage } from '@/lib/api/client';
+import { failure as fail, type Result } from '@/lib/api/result';
+import type { components } from '@/lib/api/schema';
+import type { CurrentSubscription } from '@/lib/api/subscription';
 
 /**
  * The subscription calls of spec §7, each turned into a result the pages can
  * show without knowing HTTP. Messages are English texts of spec §8 (they are
- * translation keys) or the server's own message when it sent one.
+ * translation keys) or the server's own message when it sent one. The current
+ * plan (read by the dashboards too) is fetched by lib/api/subscription.
  */
-export type CurrentSubscription = components['schemas']['CurrentSubscription'];
+export type { CurrentSubscription };
 export type Plan = components['schemas']['PlanOut'];
 export type BillingCycle = 'monthly' | 'annual';
 export type Audience = 'hospital' | 'doctor';
-
-export type Result<T> = { ok: true; data: T } | { ok: false; message: string; status?: number };
-
-const fail = (message: string, status?: number): { ok: false; message: string; status?: number } => ({
-    ok: false,
-    message,
-    status,
-});
-
-export const fetchCurrentSubscription = async (): Promise<Result<CurrentSubscription>> => {
-    try {
-        const { data, response } = await api.GET('/api/subscription/current');
-        if (data) {
-            if (typeof data.status !== 'string') return fail('Invalid subscription data received from server');
-            return { ok: true, data };
-        }
-        if (response.status === 404) return fail('Could not retrieve subscription information.', 404);
-        if (response.status === 401) return fail('Authentication failed. Please log in again.', 401);
-        return fail('Failed to fetch current subscription information.', response.status);
-    } catch {
-        return fail('Failed to fetch current subscription information.');
-    }
-};
 
 export const fetchPlans = async (audience: Audience): Promise<Result<Plan[]>> => {
     try {

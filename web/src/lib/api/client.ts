@@ -1,6 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 
-import { paths as routes } from '../../config/paths';
+import { paths as routes } from '@/config/paths';
 import { sessionStore } from '../session/storage';
 import type { components, paths } from './schema';
 

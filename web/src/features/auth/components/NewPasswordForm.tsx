@@ -2,11 +2,11 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { TextField } from '../../../components/ui/Field';
-import { useToast } from '../../../components/ui/Toasts';
-import { paths } from '../../../config/paths';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { TextField } from '@/components/ui/Field';
+import { useToast } from '@/components/ui/Toasts';
+import { paths } from '@/config/paths';
 import { resetPassword } from '../api';
 import { MESSAGES } from '../messages';
 import { serverText } from '../serverText';

@@ -9,8 +9,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Spinner } from '../../../components/ui/Spinner';
+import { Alert } from '@/components/ui/Alert';
+import { Spinner } from '@/components/ui/Spinner';
 import { sendChatMessage, ChatError, CHAT_NETWORK, type ChatTurn } from '../api';
 
 interface Message extends ChatTurn {

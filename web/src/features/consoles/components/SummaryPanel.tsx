@@ -10,7 +10,7 @@
 import { useCallback, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Spinner } from '../../../components/ui/Spinner';
+import { Spinner } from '@/components/ui/Spinner';
 import { requestSummary, SummaryError, type SummaryKind, type SummaryLine } from '../api';
 import { useConsoleToast } from './ConsoleToasts';
 

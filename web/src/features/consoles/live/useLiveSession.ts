@@ -15,7 +15,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
-import { sessionStore } from '../../../lib/session/storage';
+import { sessionStore } from '@/lib/session/storage';
 import {
     closeReasonText,
     liveSocketUrl,

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { paths } from '../../../config/paths';
+import { Alert } from '@/components/ui/Alert';
+import { paths } from '@/config/paths';
 
 import '../hospitals.css';
 

@@ -1,12 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { SelectField, TextField } from '../../../components/ui/Field';
-import { Modal } from '../../../components/ui/Modal';
-import { useToast } from '../../../components/ui/Toasts';
-import { SPECIALTIES } from '../../../config/paths';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { SelectField, TextField } from '@/components/ui/Field';
+import { Modal } from '@/components/ui/Modal';
+import { useToast } from '@/components/ui/Toasts';
+import { SPECIALTIES } from '@/config/paths';
 import { addDoctor, mentionsSubscription, type Doctor } from '../api';
 import {
     dashboardCreateBody,

@@ -2,14 +2,14 @@ import { useId, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { SelectField, TextField } from '../../../components/ui/Field';
-import { Modal } from '../../../components/ui/Modal';
-import { useToast } from '../../../components/ui/Toasts';
-import { paths, SPECIALTIES } from '../../../config/paths';
-import { AFRICAN_COUNTRIES, countryOptions } from '../../register/countries';
-import { saveDoctorDraft } from '../../register/draft';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { SelectField, TextField } from '@/components/ui/Field';
+import { Modal } from '@/components/ui/Modal';
+import { useToast } from '@/components/ui/Toasts';
+import { paths, SPECIALTIES } from '@/config/paths';
+import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
+import { saveDoctorDraft } from '@/lib/forms/doctorDraft';
 import { addDoctor, updateDoctor, type Doctor } from '../api';
 import {
     EMPTY_MANAGE_FORM,

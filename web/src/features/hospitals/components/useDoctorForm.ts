@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import type { FormErrors } from '../validation';
+import type { FormErrors } from '@/lib/forms/fields';
 
 /**
  * State of a doctor form (both hospital forms):

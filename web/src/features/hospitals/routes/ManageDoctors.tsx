@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Button } from '../../../components/ui/Button';
-import { Spinner } from '../../../components/ui/Spinner';
-import { useToast } from '../../../components/ui/Toasts';
-import { useSession } from '../../../lib/session/SessionProvider';
-import type { SessionUser } from '../../../lib/session/storage';
+import { Button } from '@/components/ui/Button';
+import { Spinner } from '@/components/ui/Spinner';
+import { useToast } from '@/components/ui/Toasts';
+import { useSession } from '@/lib/session/SessionProvider';
+import type { SessionUser } from '@/lib/session/storage';
 import { fetchDoctors, removeDoctor, setDoctorActive, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
 import { DeleteDoctorModal } from '../components/DeleteDoctorModal';

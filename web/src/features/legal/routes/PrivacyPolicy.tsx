@@ -1,7 +1,7 @@
 import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { paths } from '../../../config/paths';
+import { paths } from '@/config/paths';
 import { LegalPage, type LegalSection } from '../components/LegalPage';
 
 /** /privacy-policy (spec §1, §2): what Cara collects, how the AI uses it, and the reader's rights. */

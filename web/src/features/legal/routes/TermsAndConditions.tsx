@@ -1,7 +1,7 @@
 import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { paths } from '../../../config/paths';
+import { paths } from '@/config/paths';
 import { LegalPage, type LegalSection } from '../components/LegalPage';
 
 /** /terms-and-conditions (spec §1, §2): the rules of using Cara, clinical responsibility first. */

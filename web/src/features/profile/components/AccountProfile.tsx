@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 
-import type { SessionUser } from '../../../lib/session/storage';
+import type { SessionUser } from '@/lib/session/storage';
 import { ProfileHeader } from './ProfileHeader';
 
 /**

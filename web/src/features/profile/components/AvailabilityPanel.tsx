@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 
-import { Checkbox, TextField } from '../../../components/ui/Field';
+import { Checkbox, TextField } from '@/components/ui/Field';
 import type { AvailabilityForm } from '../model';
 import { patchAt, type PanelProps } from './shared';
 

@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Button } from '../../../components/ui/Button';
-import { useToast } from '../../../components/ui/Toasts';
+import { Button } from '@/components/ui/Button';
+import { useToast } from '@/components/ui/Toasts';
 import { checkCertificateFile, downloadCertificate, uploadCertificate, type CertificateFile } from '../api';
 import type { CertificationForm } from '../model';
 

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { useToast } from '../../../components/ui/Toasts';
-import { useSession } from '../../../lib/session/SessionProvider';
-import type { SessionUser } from '../../../lib/session/storage';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { useToast } from '@/components/ui/Toasts';
+import { useSession } from '@/lib/session/SessionProvider';
+import type { SessionUser } from '@/lib/session/storage';
 import { saveProfile } from '../api';
 import {
     bodyFromForm,

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 
-import { SelectField, TextField } from '../../../components/ui/Field';
-import { SPECIALTIES, type Specialty } from '../../../config/paths';
+import { SelectField, TextField } from '@/components/ui/Field';
+import { SPECIALTIES, type Specialty } from '@/config/paths';
 import type { ProfileForm } from '../model';
 import type { PanelProps } from './shared';
 

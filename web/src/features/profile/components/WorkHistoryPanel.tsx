@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 
-import { Button } from '../../../components/ui/Button';
-import { TextField } from '../../../components/ui/Field';
+import { Button } from '@/components/ui/Button';
+import { TextField } from '@/components/ui/Field';
 import { MAX_ENTRIES, today, type WorkForm } from '../model';
 import { patchAt, TextAreaField, type PanelProps } from './shared';
 

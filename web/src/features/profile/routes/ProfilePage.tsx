@@ -1,4 +1,4 @@
-import { useSession } from '../../../lib/session/SessionProvider';
+import { useSession } from '@/lib/session/SessionProvider';
 import { AccountProfile } from '../components/AccountProfile';
 import { DoctorProfile } from '../components/DoctorProfile';
 import '../profile.css';

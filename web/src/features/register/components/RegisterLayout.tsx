@@ -1,9 +1,9 @@
 import type { ReactNode, RefObject } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Checkbox } from '../../../components/ui/Field';
-import { paths } from '../../../config/paths';
+import { Alert } from '@/components/ui/Alert';
+import { Checkbox } from '@/components/ui/Field';
+import { paths } from '@/config/paths';
 import type { Failure } from './useRegistrationForm';
 
 /** The card every registration screen sits in; the title is the page's only h1. */

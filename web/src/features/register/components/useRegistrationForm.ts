@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { useToast } from '../../../components/ui/Toasts';
-import type { SessionUser } from '../../../lib/session/storage';
+import { useToast } from '@/components/ui/Toasts';
+import type { SessionUser } from '@/lib/session/storage';
 import { signup, type SignupBody } from '../api';
-import type { FormErrors } from '../validation';
+import type { FormErrors } from '@/lib/forms/fields';
 
 /**
  * State and submission shared by the three registration forms.

@@ -1,12 +1,12 @@
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { TextField } from '../../../components/ui/Field';
-import { useToast } from '../../../components/ui/Toasts';
-import { paths } from '../../../config/paths';
-import { useSession } from '../../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { TextField } from '@/components/ui/Field';
+import { useToast } from '@/components/ui/Toasts';
+import { paths } from '@/config/paths';
+import { useSession } from '@/lib/session/SessionProvider';
 import type { SignupBody } from '../api';
 import { FailureAlert, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';

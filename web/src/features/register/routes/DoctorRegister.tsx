@@ -2,18 +2,19 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { SelectField, TextField } from '../../../components/ui/Field';
-import { useToast } from '../../../components/ui/Toasts';
-import { paths, SPECIALTIES, specialtyPath, type Specialty } from '../../../config/paths';
-import { useSession } from '../../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { SelectField, TextField } from '@/components/ui/Field';
+import { useToast } from '@/components/ui/Toasts';
+import { paths, SPECIALTIES, specialtyPath, type Specialty } from '@/config/paths';
+import { useSession } from '@/lib/session/SessionProvider';
 import { DEFAULT_AVAILABILITY, type SignupBody } from '../api';
 import { FailureAlert, FormSection, PrivacyConsent, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
-import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '../countries';
-import { clearDoctorDraft, readDoctorDraft } from '../draft';
-import { EMPTY_DOCTOR_FORM, validateDoctor, wholeNumber, type DoctorForm } from '../validation';
+import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '@/config/countries';
+import { clearDoctorDraft, readDoctorDraft } from '@/lib/forms/doctorDraft';
+import { wholeNumber } from '@/lib/forms/fields';
+import { EMPTY_DOCTOR_FORM, validateDoctor, type DoctorForm } from '../validation';
 
 /**
  * /doctor-register (spec §2, §3, §5). Two uses:

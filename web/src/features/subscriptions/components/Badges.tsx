@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Button } from '../../../components/ui/Button';
+import { Button } from '@/components/ui/Button';
 import { openBillingPortal, verifyPaymentSetup } from '../api';
 
 /** The visible marker that payments go to a test account or the Stripe double (issue 5 "Offline"). */

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { Spinner } from '../../../components/ui/Spinner';
-import { useSession } from '../../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Spinner } from '@/components/ui/Spinner';
+import { useSession } from '@/lib/session/SessionProvider';
 import {
     checkoutMemory,
     createCheckoutSession,
@@ -16,7 +16,7 @@ import {
 } from '../api';
 import { annualSavings, priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
-import { Modal } from '../../../components/ui/Modal';
+import { Modal } from '@/components/ui/Modal';
 
 /**
  * The hospital's plan selection (spec §2 "Subscription Management page",

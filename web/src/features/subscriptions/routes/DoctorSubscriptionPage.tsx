@@ -2,24 +2,17 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useNavigate } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { Spinner } from '../../../components/ui/Spinner';
-import { useToast } from '../../../components/ui/Toasts';
-import { paths } from '../../../config/paths';
-import { useSession } from '../../../lib/session/SessionProvider';
-import {
-    checkoutMemory,
-    createCheckoutSession,
-    fetchCurrentSubscription,
-    fetchPlans,
-    type BillingCycle,
-    type CurrentSubscription,
-    type Plan,
-} from '../api';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Spinner } from '@/components/ui/Spinner';
+import { useToast } from '@/components/ui/Toasts';
+import { paths } from '@/config/paths';
+import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
+import { useSession } from '@/lib/session/SessionProvider';
+import { checkoutMemory, createCheckoutSession, fetchPlans, type BillingCycle, type Plan } from '../api';
 import { ManageBillingButton, PAID_STATUSES, TestPaymentsBadge } from '../components/Badges';
 import { CycleToggle } from '../components/CycleToggle';
-import { Modal } from '../../../components/ui/Modal';
+import { Modal } from '@/components/ui/Modal';
 import { priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
 

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { Spinner } from '../../../components/ui/Spinner';
-import { fetchCurrentSubscription, type CurrentSubscription } from '../api';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Spinner } from '@/components/ui/Spinner';
+import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { ManageBillingButton, PAID_STATUSES, TestPaymentsBadge } from '../components/Badges';
 import { PlanSelectionModal } from '../components/PlanSelectionModal';
 import { planTone } from '../pricing';

@@ -2,11 +2,11 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 
-import { Alert } from '../../../components/ui/Alert';
-import { Button } from '../../../components/ui/Button';
-import { Spinner } from '../../../components/ui/Spinner';
-import { paths } from '../../../config/paths';
-import { useSession } from '../../../lib/session/SessionProvider';
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { Spinner } from '@/components/ui/Spinner';
+import { paths } from '@/config/paths';
+import { useSession } from '@/lib/session/SessionProvider';
 import { checkoutMemory, confirmCheckoutSession, type CurrentSubscription } from '../api';
 import { Confetti } from '../components/Confetti';
 

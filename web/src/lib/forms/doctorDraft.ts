@@ -1,4 +1,5 @@
-import { isSpecialty, type DoctorForm } from './validation';
+import type { Specialty } from '@/config/paths';
+import { isSpecialty } from './fields';
 
 /**
  * The doctor-registration draft (spec §2, §4 "Doctor-register draft"): a
@@ -6,15 +7,28 @@ import { isSpecialty, type DoctorForm } from './validation';
  * when it returns to /doctor-register?isHospitalCreated=true&hospitalId=...
  * It lives in sessionStorage, so it never outlives the tab, and it is read
  * once then removed. Passwords are never stored and always come back blank.
+ * Manage Doctors writes it ('Open full registration form'); the registration
+ * page reads it.
  */
 export const DOCTOR_DRAFT_KEY = 'doctorRegistrationDraft';
 
-export type DoctorDraft = Partial<Omit<DoctorForm, 'password' | 'confirmPassword'>>;
+export interface DoctorDraft {
+    name?: string;
+    email?: string;
+    phoneNumber?: string;
+    specialty?: Specialty;
+    licenseNumber?: string;
+    /** As typed in the number input. */
+    experience?: string;
+    country?: string;
+    state?: string;
+    privacyPolicyAccepted?: boolean;
+}
 
 const TEXT_FIELDS = ['name', 'email', 'phoneNumber', 'licenseNumber', 'country', 'state'] as const;
 
 /** Saves the form without its passwords (for the page that sends the hospital away). */
-export const saveDoctorDraft = (form: Partial<DoctorForm>): void => {
+export const saveDoctorDraft = (form: DoctorDraft & { password?: string; confirmPassword?: string }): void => {
     const { password: _password, confirmPassword: _confirm, ...rest } = form;
     try {
         sessionStorage.setItem(DOCTOR_DRAFT_KEY, JSON.stringify(rest));
