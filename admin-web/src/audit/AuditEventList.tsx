@@ -1,16 +1,6 @@
-import { DataTable, List, SearchInput, type RaRecord } from 'react-admin';
+import { DataTable, List, SearchInput } from 'react-admin';
 import { LocalizedDate } from '../components/LocalizedDate';
-
-/** GET /api/admin/audit-events rows: append-only, newest first. */
-interface AuditEvent extends RaRecord {
-    action: string;
-    actorEmail: string | null;
-    actorRole: string | null;
-    targetType: string | null;
-    targetId: string | null;
-    tenantSchema: string | null;
-    createdAt: string;
-}
+import type { AuditEvent } from '../lib/api/records';
 
 // The audit log is filtered by action only; its search box is that filter.
 const filters = [<SearchInput key="action" source="action" alwaysOn />];

@@ -1,5 +1,5 @@
 import { useTranslate } from 'react-admin';
-import type { Doctor } from './types';
+import type { Doctor } from '../lib/api/records';
 
 export const Specialization = ({ doctor }: { doctor: Doctor }) => {
     const translate = useTranslate();

@@ -3,7 +3,8 @@ import { LocalizedDate } from '../components/LocalizedDate';
 import { VerificationChip } from '../components/StatusChips';
 import { HospitalName, Specialization } from './DoctorFields';
 import { VerifyDoctorButton } from './VerifyDoctorButton';
-import { SPECIALTIES, type Doctor } from './types';
+import type { Doctor } from '../lib/api/records';
+import { SPECIALTIES } from './specialties';
 
 const filters = [
     <SearchInput key="q" source="q" alwaysOn />,

@@ -3,7 +3,7 @@ import { LocalizedDate } from '../components/LocalizedDate';
 import { VerificationChip } from '../components/StatusChips';
 import { HospitalName, Specialization } from './DoctorFields';
 import { VerifyDoctorButton } from './VerifyDoctorButton';
-import type { Doctor } from './types';
+import type { Doctor } from '../lib/api/records';
 
 const Actions = () => (
     <TopToolbar>

@@ -1,7 +1,7 @@
 import VerifiedIcon from '@mui/icons-material/Verified';
 import { useRecordContext } from 'react-admin';
 import { RecordActionButton } from '../components/RecordActionButton';
-import type { Doctor } from './types';
+import type { Doctor } from '../lib/api/records';
 
 export const VerifyDoctorButton = () => {
     const doctor = useRecordContext<Doctor>();

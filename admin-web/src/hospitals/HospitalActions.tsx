@@ -4,7 +4,7 @@ import VerifiedIcon from '@mui/icons-material/Verified';
 import { Stack } from '@mui/material';
 import { useRecordContext } from 'react-admin';
 import { RecordActionButton } from '../components/RecordActionButton';
-import type { Hospital } from './types';
+import type { Hospital } from '../lib/api/records';
 
 /** Verify while pending; Suspend or Reinstate the hospital's tenant, after confirmation. */
 export const HospitalActions = () => {

@@ -8,7 +8,7 @@ import {
 import { LocalizedDate } from '../components/LocalizedDate';
 import { TenantStatusChip, VerificationChip } from '../components/StatusChips';
 import { HospitalActions } from './HospitalActions';
-import type { Hospital } from './types';
+import type { Hospital } from '../lib/api/records';
 
 const filters = [
     <SearchInput key="q" source="q" alwaysOn />,

@@ -2,7 +2,7 @@ import { FunctionField, Show, SimpleShowLayout, TextField, TopToolbar, NumberFie
 import { LocalizedDate } from '../components/LocalizedDate';
 import { TenantStatusChip, VerificationChip } from '../components/StatusChips';
 import { HospitalActions } from './HospitalActions';
-import type { Hospital } from './types';
+import type { Hospital } from '../lib/api/records';
 
 const Actions = () => (
     <TopToolbar>

@@ -1,17 +1,10 @@
-import { DataTable, List, SearchInput, SelectInput, type RaRecord } from 'react-admin';
+import { DataTable, List, SearchInput, SelectInput } from 'react-admin';
 import { LocalizedDate } from '../components/LocalizedDate';
 import { PaymentStatusChip } from '../components/StatusChips';
+import type { Payment } from '../lib/api/records';
 import { formatDollars } from '../lib/format';
 
-/** GET /api/admin/payment-history rows; amount in dollars. */
-interface Payment extends RaRecord {
-    userName: string;
-    plan: string;
-    amount: number;
-    status: string;
-    date: string;
-}
-
+// Payment rows' amounts are in dollars.
 const PAYMENT_STATUSES = ['succeeded', 'pending', 'failed', 'refunded', 'canceled'];
 
 const filters = [
