@@ -1,9 +1,8 @@
-"""/api/admin: the admin console's reads and actions, and admin invitations.
-Admins only (401/403 otherwise)."""
+"""/api/admin: the admin console's reads and actions, and admin invitations (whose rules
+are cara.registration's). Admins only (401/403 otherwise)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
@@ -13,25 +12,16 @@ from cara.admin_console.schemas import (
     AuditEventOut,
     DoctorOut,
     HospitalOut,
-    InvitationIn,
-    InvitationOut,
     PaymentOut,
     StatsOut,
     SubscriptionAnalyticsOut,
 )
-from cara.audit import service as audit
-from cara.auth import repository as accounts
 from cara.auth.principal import AdminPrincipal
-from cara.auth.service import new_invitation_token
-from cara.config import get_settings
 from cara.kit import listing
 from cara.kit.deps import DbSession
-from cara.kit.errors import Conflict, ValidationFailed
 from cara.kit.openapi import error_responses
-from cara.kit.validation import email_error, normalise_email
-from cara.models import AdminInvitation
-from cara.models.base import utcnow
-from workers.queue import enqueue_after_commit
+from cara.registration import service as registration
+from cara.registration.schemas import InvitationIn, InvitationOut
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -51,37 +41,9 @@ READ_ERRORS = error_responses(400, 401, 403, 422)
 def invite_admin(body: InvitationIn, principal: AdminPrincipal, session: DbSession) -> InvitationOut:
     """Invite someone to become an admin. The link is emailed and also returned to the
     inviting admin, who may prefer to hand it over another way."""
-    problem = email_error(body.email)
-    if problem:
-        raise ValidationFailed({"email": problem})
-    email = normalise_email(body.email or "")
-    if accounts.email_taken(session, email):
-        raise Conflict("An account with this email already exists.", fields={"email": "Already registered"})
-    token, token_hash = new_invitation_token()
-    settings = get_settings()
-    invitation = AdminInvitation(
-        email=email,
-        token_hash=token_hash,
-        invited_by=principal.id,
-        expires_at=utcnow() + timedelta(hours=settings.admin_invitation_ttl_hours),
-    )
-    session.add(invitation)
-    session.flush()
-    audit.record_platform(
-        session,
-        action="admin.invited",
-        actor_id=principal.id,
-        actor_role=principal.role,
-        target_type="admin_invitation",
-        target_id=invitation.id,
-    )
-    enqueue_after_commit(session, "mail.admin_invitation", invitation_id=str(invitation.id), token=token)
+    invitation = registration.invite_admin(session, principal, body.email)
     session.commit()
-    return InvitationOut(
-        email=email,
-        expiresAt=invitation.expires_at,
-        invitationUrl=f"{settings.public_base_url}/admin-register?invitation={token}",
-    )
+    return invitation
 
 
 @router.get("/stats", operation_id="admin_stats", response_model=StatsOut, responses=READ_ERRORS)

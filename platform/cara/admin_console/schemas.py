@@ -7,8 +7,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from cara.auth.schemas import _In
-
 
 class RevenueDataset(BaseModel):
     label: str
@@ -92,13 +90,3 @@ class AuditEventOut(BaseModel):
     targetId: str | None
     tenantSchema: str | None
     createdAt: datetime
-
-
-class InvitationIn(_In):
-    email: str | None = None
-
-
-class InvitationOut(BaseModel):
-    email: str
-    expiresAt: datetime
-    invitationUrl: str

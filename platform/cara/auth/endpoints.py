@@ -1,4 +1,8 @@
-"""/api/auth: thin routers; the rules live in cara.auth.service."""
+"""/api/auth: thin routers; the rules live in cara.auth.service.
+
+Sign-up keeps its URL under /api/auth and is routed here, so that one package serves the
+prefix; its rules are cara.registration.service's.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,18 @@ from fastapi import APIRouter, Request, status
 from cara.auth import service
 from cara.auth.principal import AnyPrincipal, OptionalPrincipal
 from cara.auth.schemas import (
-    AuthData,
     ForgotPasswordRequest,
     LoginRequest,
     LoginResponse,
     MessageResponse,
     ResetPasswordRequest,
-    SignupRequest,
-    SignupResponse,
     UserOut,
 )
 from cara.kit.db import platform_session, tenant_session
 from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
+from cara.registration import service as registration
+from cara.registration.schemas import AuthData, SignupRequest, SignupResponse
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -37,11 +40,11 @@ def _client(request: Request) -> str:
 )
 def signup(body: SignupRequest, session: DbSession, acting: OptionalPrincipal) -> SignupResponse:
     """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
-    plan = service.plan_signup(session, body, acting)
+    plan = registration.plan_signup(session, body, acting)
     # The new account's rows go through a session bound to its tenant, in one transaction.
     target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()
     try:
-        token, user = service.signup(target, body, plan, acting)
+        token, user = registration.signup(target, body, plan, acting)
         target.commit()
     finally:
         target.close()

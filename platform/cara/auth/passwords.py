@@ -12,6 +12,10 @@ from __future__ import annotations
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+# The shortest password each role's account may have (spec §9): registration, Manage
+# Doctors and password reset all read it from here.
+MIN_LENGTH = {"doctor": 6, "hospital": 8, "admin": 8}
+
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
 # Verifying against this when an email is unknown keeps the response time of

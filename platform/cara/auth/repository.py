@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from cara.models import Account, AdminInvitation, DoctorProfile, Hospital, PasswordReset, Tenant
+from cara.models import Account, DoctorProfile, Hospital, PasswordReset, Tenant
 
 
 def account_by_email(session: Session, email: str) -> Account | None:
@@ -43,10 +43,4 @@ def invalidate_resets(session: Session, account_id: uuid.UUID, now: datetime) ->
         update(PasswordReset)
         .where(PasswordReset.account_id == account_id, PasswordReset.used_at.is_(None))
         .values(used_at=now)
-    )
-
-
-def invitation_by_hash(session: Session, token_hash: str) -> AdminInvitation | None:
-    return session.scalar(
-        select(AdminInvitation).where(AdminInvitation.token_hash == token_hash).with_for_update()
     )

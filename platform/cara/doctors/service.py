@@ -10,6 +10,7 @@ Services never commit; each change writes an entry to the tenant's audit log.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -19,19 +20,19 @@ from cara.auth import passwords
 from cara.auth.principal import Principal
 from cara.auth.repository import email_taken
 from cara.auth.service import EMAIL_TAKEN
-from cara.billing.access import require_doctor_seat
+from cara.billing.access import require_doctor_seat, start_trial
 from cara.doctors import list_cache, repository
-from cara.doctors.schemas import DoctorCreate, DoctorUpdate, HospitalDoctorOut
-from cara.doctors.specialties import DEFAULT_SPECIALTY, SPECIALTIES
+from cara.doctors.schemas import DOCTOR_FORMS, DoctorCreate, DoctorUpdate, HospitalDoctorOut, NewDoctor
+from cara.doctors.specialties import DEFAULT_SPECIALTY
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
-from cara.kit.validation import ChangeSet, FieldErrors, blank, email_error, normalise_email, phone_written_ok
+from cara.kit.validation import ChangeSet, normalise_email
 from cara.models import Account, DoctorProfile
 from cara.models.tenant import default_availability
+from tenants import naming
+from tenants.provisioning import ensure_independent_tenant
 
 HOSPITAL_NOT_FOUND = "Hospital not found."
 DOCTOR_NOT_FOUND = "Doctor not found."
-MIN_PASSWORD = 6  # doctors' accounts (spec §9); the Manage Doctors form itself asks for 8
-MAX_EXPERIENCE = 80
 
 
 def own_hospital(principal: Principal, hospital_id: str | None) -> uuid.UUID:
@@ -73,50 +74,90 @@ def doctor_out(account: Account, profile: DoctorProfile) -> HospitalDoctorOut:
     )
 
 
-# ---------------------------------------------------------------- validation
+# ---------------------------------------------------------------- creating a doctor
 
 
-def _check_fields(errors: FieldErrors, body: DoctorCreate | DoctorUpdate, *, partial: bool) -> None:
-    """Field rules shared by add and edit; with `partial`, absent fields are skipped."""
+def create_doctor(
+    session: Session,
+    body: NewDoctor,
+    *,
+    hospital: Principal | None,
+    acting: Principal | None,
+    platform_action: str,
+    education: list[Any] | None = None,
+    certifications: list[dict[str, Any]] | None = None,
+    work_history: list[dict[str, Any]] | None = None,
+    availability: list[dict[str, Any]] | None = None,
+) -> tuple[Account, DoctorProfile]:
+    """The doctor's login account, profile row and audit entries, for every way a doctor is made.
 
-    def given(value: object) -> bool:
-        return not partial or value is not None
+    With `hospital` (a hospital principal whose session is bound to its tenant) the doctor
+    joins that hospital within its plan's seats; without, the doctor is independent, in
+    the `independent` tenant, on the free trial. `body` must have passed its form's rules.
+    The audit entries name `acting` (whoever is signed in; the new doctor otherwise): the
+    tenant's "doctor.created" and the platform's `platform_action` ("doctor.signed_up" for
+    registration, "doctor.created" for Manage Doctors).
+    """
+    email = normalise_email(body.email or "")
+    if email_taken(session, email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    if hospital is not None:
+        # Locks the hospital's account row until commit: two adds cannot take the last seat.
+        require_doctor_seat(session, hospital.account)
+        tenant_id, hospital_id = hospital.account.tenant_id, hospital.hospital_id
+        tenant_schema = hospital.tenant_schema
+    else:
+        tenant_id, hospital_id = ensure_independent_tenant(session).id, None
+        tenant_schema = naming.INDEPENDENT_SCHEMA
 
-    if given(body.name):
-        errors.require("name", body.name, "Name is required")
-    if given(body.email):
-        errors.add("email", email_error(body.email))
-    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
-    if (
-        given(phone)
-        and errors.require("phoneNumber", phone, "Phone number is required")
-        and not phone_written_ok(phone or "")
-    ):
-        errors.add("phoneNumber", "Invalid phone number format")
-    if body.specialty is not None and body.specialty.strip() not in SPECIALTIES:
-        errors.add("specialty", "Specialty is required" if blank(body.specialty) else "Invalid specialty")
-    if given(body.licenseNumber):
-        errors.require("licenseNumber", body.licenseNumber, "License number is required")
-    if body.experience is not None:
-        if body.experience < 0:
-            errors.add("experience", "Experience cannot be negative")
-        elif body.experience > MAX_EXPERIENCE:
-            errors.add("experience", f"Experience must be {MAX_EXPERIENCE} years or less")
-    if given(body.country):
-        errors.require("country", body.country, "Country is required")
-    if given(body.state):
-        errors.require("state", body.state, "State/Province is required")
-
-
-def validate_new(body: DoctorCreate) -> None:
-    errors = FieldErrors()
-    _check_fields(errors, body, partial=False)
-    if errors.require("password", body.password, "Password is required") and (
-        len(body.password or "") < MIN_PASSWORD
-    ):
-        errors.add("password", f"Password must be at least {MIN_PASSWORD} characters")
-    if errors:
-        raise ValidationFailed(dict(errors))
+    specialty = (body.specialty or "").strip() or DEFAULT_SPECIALTY
+    account = Account(
+        email=email,
+        password_hash=passwords.hash_password(body.password or ""),
+        role="doctor",
+        name=(body.name or "").strip(),
+        phone_number=(body.phone_number or "").strip(),
+        specialty=specialty,
+        tenant_id=tenant_id,
+        hospital_id=hospital_id,
+    )
+    session.add(account)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent registration took the email first
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
+    profile = DoctorProfile(
+        account_id=account.id,
+        specialty=specialty,
+        license_number=(body.licenseNumber or "").strip(),
+        experience=body.experience or 0,
+        country=(body.country or "").strip(),
+        state=(body.state or "").strip(),
+        education=education or [],
+        certifications=certifications or [],
+        work_history=work_history or [],
+        availability=availability or default_availability(),
+        is_hospital_created=hospital_id is not None,
+        privacy_policy_accepted=bool(body.privacyPolicyAccepted),
+    )
+    session.add(profile)
+    session.flush()
+    # Independent doctors start on the free trial; hospital staff rely on their hospital.
+    start_trial(session, account)
+    actor_id = acting.id if acting else account.id
+    audit.record_tenant(
+        session, action="doctor.created", actor_id=actor_id, target_type="doctor", target_id=account.id
+    )
+    audit.record_platform(
+        session,
+        action=platform_action,
+        actor_id=actor_id,
+        actor_role=acting.role if acting else "doctor",
+        target_type="account",
+        target_id=account.id,
+        tenant_schema=tenant_schema,
+    )
+    return account, profile
 
 
 # ---------------------------------------------------------------- the four operations
@@ -138,55 +179,12 @@ def list_doctors(
 
 def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> HospitalDoctorOut:
     """Create the doctor's login account in the hospital's tenant, within the plan's limit."""
-    own = own_hospital(principal, body.hospitalId)
-    validate_new(body)
-    email = normalise_email(body.email or "")
-    if email_taken(session, email):
-        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
-    # Locks the hospital's account row until commit: two adds cannot take the last seat.
-    require_doctor_seat(session, principal.account)
-
-    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
-    specialty = (body.specialty or "").strip() or DEFAULT_SPECIALTY
-    account = Account(
-        email=email,
-        password_hash=passwords.hash_password(body.password or ""),
-        role="doctor",
-        name=(body.name or "").strip(),
-        phone_number=(phone or "").strip(),
-        specialty=specialty,
-        tenant_id=principal.account.tenant_id,
-        hospital_id=own,
-    )
-    session.add(account)
-    try:
-        session.flush()
-    except IntegrityError as exc:  # a concurrent add took the email first
-        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
-    profile = DoctorProfile(
-        account_id=account.id,
-        specialty=specialty,
-        license_number=(body.licenseNumber or "").strip(),
-        experience=body.experience or 0,
-        country=(body.country or "").strip(),
-        state=(body.state or "").strip(),
-        availability=default_availability(),
-        is_hospital_created=True,
-        privacy_policy_accepted=bool(body.privacyPolicyAccepted),
-    )
-    session.add(profile)
-    session.flush()
-    audit.record_tenant(
-        session, action="doctor.created", actor_id=principal.id, target_type="doctor", target_id=account.id
-    )
-    audit.record_platform(
-        session,
-        action="doctor.created",
-        actor_id=principal.id,
-        actor_role=principal.role,
-        target_type="account",
-        target_id=account.id,
-        tenant_schema=principal.tenant_schema,
+    own_hospital(principal, body.hospitalId)
+    errors = DOCTOR_FORMS["manage_add"].check(body.form_values())
+    if errors:
+        raise ValidationFailed(dict(errors))
+    account, profile = create_doctor(
+        session, body, hospital=principal, acting=principal, platform_action="doctor.created"
     )
     return doctor_out(account, profile)
 
@@ -202,8 +200,7 @@ def update_doctor(
     if not body.model_fields_set - {"hospitalId"}:
         raise BadRequest("No changes were sent.")
 
-    errors = FieldErrors()
-    _check_fields(errors, body, partial=True)
+    errors = DOCTOR_FORMS["manage_edit"].check(body.form_values())
     if errors:
         raise ValidationFailed(dict(errors))
 
@@ -218,9 +215,8 @@ def update_doctor(
             if email_taken(session, email):
                 raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
             change(account, "email", email, "email")
-    phone = body.phoneNumber if body.phoneNumber is not None else body.phone
-    if phone is not None:
-        change(account, "phone_number", phone.strip(), "phoneNumber")
+    if body.phone_number is not None:
+        change(account, "phone_number", body.phone_number.strip(), "phoneNumber")
     if body.specialty is not None:
         change(profile, "specialty", body.specialty.strip(), "specialty")
         account.specialty = profile.specialty  # the admin directory's copy

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from cara.auth.schemas import UserOut
+from cara.doctors.schemas import DoctorChanges
 from cara.kit.bodies import RequestBody
 
 
@@ -30,15 +31,9 @@ class AvailabilityEntry(RequestBody):
     isAvailable: bool | None = None
 
 
-class ProfileUpdate(RequestBody):
+class ProfileUpdate(DoctorChanges):
     """The fields sent replace the stored ones; absent fields stay as they are."""
 
-    name: str | None = Field(default=None, max_length=200)
-    email: str | None = Field(default=None, max_length=254)
-    phoneNumber: str | None = Field(default=None, max_length=32)
-    specialty: str | None = Field(default=None, max_length=50)
-    licenseNumber: str | None = Field(default=None, max_length=100)
-    experience: int | None = None
     certifications: list[CertificationEntry] | None = Field(default=None, max_length=50)
     workHistory: list[WorkHistoryEntry] | None = Field(default=None, max_length=50)
     availability: list[AvailabilityEntry] | None = Field(default=None, max_length=7)

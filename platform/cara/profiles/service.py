@@ -19,9 +19,9 @@ from cara.audit import service as audit
 from cara.auth import repository as auth_repository
 from cara.auth.principal import Principal
 from cara.auth.service import EMAIL_TAKEN
-from cara.doctors.specialties import SPECIALTIES
+from cara.doctors.schemas import DOCTOR_FORMS
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
-from cara.kit.validation import ChangeSet, FieldErrors, blank, email_error, normalise_email, phone_written_ok
+from cara.kit.validation import ChangeSet, FieldErrors, blank, normalise_email
 from cara.models import DoctorProfile
 from cara.models.tenant import default_availability
 from cara.profiles import certificates
@@ -128,27 +128,7 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
     if profile is None:
         raise NotFound("Doctor profile not found.")
 
-    errors = FieldErrors()
-    sent = body.model_fields_set
-    if "name" in sent:
-        errors.require("name", body.name, "Name is required")
-    if "email" in sent:
-        errors.add("email", email_error(body.email))
-    if (
-        "phoneNumber" in sent
-        and errors.require("phoneNumber", body.phoneNumber, "Phone number is required")
-        and not phone_written_ok(body.phoneNumber or "")
-    ):
-        errors.add("phoneNumber", "Invalid phone number format")
-    if "specialty" in sent and (body.specialty or "").strip() not in SPECIALTIES:
-        errors.add("specialty", "Specialty is required" if blank(body.specialty) else "Invalid specialty")
-    if "licenseNumber" in sent:
-        errors.require("licenseNumber", body.licenseNumber, "License number is required")
-    if "experience" in sent:
-        if body.experience is None or body.experience < 0:
-            errors.add("experience", "Experience cannot be negative")
-        elif body.experience > 80:
-            errors.add("experience", "Experience must be 80 years or less")
+    errors = DOCTOR_FORMS["profile"].check(body.form_values(), sent=body.model_fields_set)
     certs = _certifications(errors, body.certifications) if body.certifications is not None else None
     work = _work_history(errors, body.workHistory) if body.workHistory is not None else None
     availability = _availability(errors, body.availability) if body.availability is not None else None

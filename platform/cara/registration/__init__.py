@@ -1,0 +1,1 @@
+"""Registration: doctor, hospital and invited-admin sign-up, and admin invitations."""

@@ -1,0 +1,220 @@
+"""Rules of sign-up (doctor, hospital, invited admin) and of admin invitations. Services never commit.
+
+The routes stay under the URL prefixes of the packages that serve them: POST /api/auth/signup
+in `cara.auth.endpoints` and POST /api/admin/invitations in `cara.admin_console.endpoints`,
+each a thin call into this module. Validation texts are the spec's (§5); the web app shows
+them next to fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from cara.audit import service as audit
+from cara.auth import passwords, tokens
+from cara.auth.principal import Principal
+from cara.auth.repository import email_taken
+from cara.auth.schemas import UserOut
+from cara.auth.service import EMAIL_TAKEN, user_out
+from cara.config import get_settings
+from cara.doctors.service import create_doctor
+from cara.kit.errors import Conflict, Forbidden, ValidationFailed
+from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
+from cara.models import Account, AdminInvitation, Hospital
+from cara.models.base import utcnow
+from cara.registration import repository
+from cara.registration.schemas import SIGNUP_FORMS, InvitationOut, SignupRequest
+from tenants import naming
+from tenants.provisioning import provision_hospital_tenant
+from workers.queue import enqueue_after_commit
+
+
+def _sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SignupPlan:
+    """Where a new account will live, decided before the session is opened."""
+
+    role: str
+    tenant_schema: str | None
+    new_hospital_tenant: bool
+
+
+# ---------------------------------------------------------------- sign-up
+
+
+def validate_signup(req: SignupRequest) -> FieldErrors:
+    role = (req.role or "doctor").strip().lower()
+    if role not in SIGNUP_FORMS:
+        return FieldErrors(role="Invalid role")
+    return SIGNUP_FORMS[role].check(req.form_values())
+
+
+def plan_signup(session: Session, req: SignupRequest, acting: Principal | None) -> SignupPlan:
+    """Validate and decide the tenant. Raises before anything is written."""
+    errors = validate_signup(req)
+    if errors:
+        raise ValidationFailed(dict(errors))
+    role = (req.role or "doctor").strip().lower()
+    if role == "hospital":
+        return SignupPlan(role, naming.new_hospital_schema(), True)
+    if role == "admin":
+        return SignupPlan(role, None, False)
+    if req.isHospitalCreated:
+        # A doctor joins a hospital's tenant only when that hospital itself
+        # registers them: the client's hospitalId alone proves nothing.
+        if acting is None or acting.role != "hospital" or acting.hospital_id is None:
+            raise Forbidden("Only a signed-in hospital can register a doctor on its behalf.")
+        if req.hospitalId and req.hospitalId != str(acting.hospital_id):
+            raise Forbidden("You can only add doctors to your own hospital.")
+        return SignupPlan(role, acting.tenant_schema, False)
+    return SignupPlan(role, naming.INDEPENDENT_SCHEMA, False)
+
+
+def signup(
+    session: Session, req: SignupRequest, plan: SignupPlan, acting: Principal | None
+) -> tuple[str, UserOut]:
+    """Create the account (and hospital tenant or doctor profile) in `session`.
+
+    `session` must be bound to `plan.tenant_schema` for doctors.
+    """
+    if plan.role == "doctor":
+        employer = acting if plan.tenant_schema != naming.INDEPENDENT_SCHEMA else None
+        doctor, profile = create_doctor(
+            session,
+            req,
+            hospital=employer,
+            acting=acting,
+            platform_action="doctor.signed_up",
+            education=list(req.education or []),
+            certifications=[c.model_dump() for c in req.certifications or []],
+            work_history=[w.model_dump() for w in req.workHistory or []],
+            availability=[a.model_dump() for a in req.availability or []],
+        )
+        token = tokens.issue(account_id=doctor.id, role=doctor.role, tenant_schema=plan.tenant_schema)
+        return token, user_out(doctor, profile=profile, hospital=None)
+
+    email = normalise_email(req.email or "")
+    if email_taken(session, email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    invitation = check_invitation(session, req.invitationToken, email) if plan.role == "admin" else None
+
+    account = Account(
+        email=email,
+        password_hash=passwords.hash_password(req.password or ""),
+        role=plan.role,
+        name=(req.name or "").strip(),
+        phone_number=(req.phoneNumber or "").strip(),
+    )
+    hospital: Hospital | None = None
+    if plan.role == "hospital":
+        tenant = provision_hospital_tenant(session, plan.tenant_schema)
+        hospital = Hospital(
+            tenant_id=tenant.id,
+            name=account.name,
+            email=email,
+            phone_number=account.phone_number,
+            address=(req.address or "").strip(),
+            type=req.type or "private",
+            registration_number=(req.registrationNumber or "").strip(),
+            capacity=req.capacity or 0,
+            country=(req.country or "").strip(),
+            state=(req.state or "").strip(),
+            website=(req.website or "").strip() or None,
+        )
+        session.add(hospital)
+        session.flush()
+        account.tenant_id, account.hospital_id = tenant.id, hospital.id
+    session.add(account)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent signup took the email first
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
+    if invitation is not None:
+        invitation.accepted_at = utcnow()
+
+    audit.record_platform(
+        session,
+        action=f"{plan.role}.signed_up",
+        actor_id=acting.id if acting else account.id,
+        actor_role=acting.role if acting else plan.role,
+        target_type="account",
+        target_id=account.id,
+        tenant_schema=plan.tenant_schema,
+    )
+    token = tokens.issue(account_id=account.id, role=account.role, tenant_schema=plan.tenant_schema)
+    return token, user_out(account, profile=None, hospital=hospital)
+
+
+# ---------------------------------------------------------------- admin invitations
+
+
+def new_invitation_token() -> tuple[str, str]:
+    """A fresh invitation token and the hash that is stored in its place."""
+    token = secrets.token_urlsafe(32)
+    return token, _sha256(token)
+
+
+def invite_admin(session: Session, principal: Principal, email_raw: str | None) -> InvitationOut:
+    """Invite someone to become an admin: the link is mailed after commit and returned.
+
+    The invitation is for that email only, used once, and lapses after
+    ADMIN_INVITATION_TTL_HOURS.
+    """
+    problem = email_error(email_raw)
+    if problem:
+        raise ValidationFailed({"email": problem})
+    email = normalise_email(email_raw or "")
+    if email_taken(session, email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": "Already registered"})
+    token, token_hash = new_invitation_token()
+    settings = get_settings()
+    invitation = AdminInvitation(
+        email=email,
+        token_hash=token_hash,
+        invited_by=principal.id,
+        expires_at=utcnow() + timedelta(hours=settings.admin_invitation_ttl_hours),
+    )
+    session.add(invitation)
+    session.flush()
+    audit.record_platform(
+        session,
+        action="admin.invited",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="admin_invitation",
+        target_id=invitation.id,
+    )
+    enqueue_after_commit(session, "mail.admin_invitation", invitation_id=str(invitation.id), token=token)
+    return InvitationOut(
+        email=email,
+        expiresAt=invitation.expires_at,
+        invitationUrl=f"{settings.public_base_url}/admin-register?invitation={token}",
+    )
+
+
+def check_invitation(session: Session, token: str | None, email: str) -> AdminInvitation:
+    """The unused, unexpired invitation for `email` with this token; 403 otherwise."""
+    refused = Forbidden(
+        "Admin registration requires a valid invitation from an existing administrator.",
+        fields={"invitationToken": "A valid invitation is required"},
+    )
+    if blank(token):
+        raise refused
+    invitation = repository.invitation_by_hash(session, _sha256(token or ""))
+    if (
+        invitation is None
+        or invitation.accepted_at is not None
+        or invitation.expires_at < utcnow()
+        or invitation.email != email
+    ):
+        raise refused
+    return invitation
