@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
+from cara.chat.service import EMPTY_MESSAGE
 from cara.config import get_settings
 from cara.live.access import NEEDS_SUBSCRIPTION
+from cara.summaries.service import NO_CONVERSATION
 from tests.cara.admin_console.seed import subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
@@ -25,10 +27,14 @@ def test_doctor_without_subscription_is_refused_until_subscribed(client: Any, no
     assert r.json()["message"] == NEEDS_SUBSCRIPTION
     r = client.post("/api/radiotherapy-chat/messages", json={"message": "Hi"}, headers=auth(token))
     assert r.status_code == 403
+    assert r.json()["message"] == NEEDS_SUBSCRIPTION
 
     subscribe(body["email"], "doctor-basic")
+    # Now past the gate: each request reaches its own validation, the next step after the gate.
     r = client.post("/api/summarize", json={"transcript": ""}, headers=auth(token))
-    assert r.status_code != 403  # now past the gate (the empty transcript is its own 4xx)
+    assert (r.status_code, r.json()["message"]) == (422, NO_CONVERSATION)
+    r = client.post("/api/radiotherapy-chat/messages", json={"message": " "}, headers=auth(token))
+    assert (r.status_code, r.json()["message"]) == (422, EMPTY_MESSAGE)
 
 
 def test_hospital_doctor_needs_the_hospital_subscription(client: Any, no_trial: None) -> None:
