@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 /**
  * Form controls with a visible label and their error tied to the control
@@ -89,6 +89,34 @@ export const Checkbox = ({ label, error, id, ...input }: CheckboxProps) => {
                 {...input}
             />
             <label htmlFor={inputId}>{label}</label>
+            {error && (
+                <p className="field-error" id={errorId}>
+                    {error}
+                </p>
+            )}
+        </div>
+    );
+};
+
+interface TextAreaProps extends TextareaHTMLAttributes<HTMLTextAreaElement> {
+    label: string;
+    error?: string;
+}
+
+/** A labelled textarea with its error tied to it, like TextField. */
+export const TextAreaField = ({ label, error, id, ...textarea }: TextAreaProps) => {
+    const generated = useId();
+    const inputId = id ?? generated;
+    const errorId = `${inputId}-error`;
+    return (
+        <div className="field">
+            <label htmlFor={inputId}>{label}</label>
+            <textarea
+                id={inputId}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? errorId : undefined}
+                {...textarea}
+            />
             {error && (
                 <p className="field-error" id={errorId}>
                     {error}

@@ -4,11 +4,12 @@ import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
+import { CalendarIcon, PatientsIcon } from '@/components/ui/icons';
 import { paths } from '@/config/paths';
+import { formatLongDate } from '@/lib/format';
 import { isHospitalCreatedDoctor } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
-import { formatDate } from './format';
 import './doctor-dashboard.css';
 
 /**
@@ -17,30 +18,6 @@ import './doctor-dashboard.css';
  * Actions, which are not built yet and say so.
  */
 const NO_PLAN = 'No Plan';
-
-const icon = {
-    width: 22,
-    height: 22,
-    viewBox: '0 0 24 24',
-    fill: 'none',
-    stroke: 'currentColor',
-    strokeWidth: 2,
-    strokeLinecap: 'round',
-    strokeLinejoin: 'round',
-} as const;
-const PatientsIcon = () => (
-    <svg {...icon}>
-        <circle cx="9" cy="8" r="3.5" />
-        <path d="M2.5 20c.8-3.6 3.4-5.5 6.5-5.5s5.7 1.9 6.5 5.5" />
-        <path d="M16 4.8a3.3 3.3 0 0 1 0 6.4M18 14.8c2 .7 3.2 2.5 3.6 5.2" />
-    </svg>
-);
-const CalendarIcon = () => (
-    <svg {...icon}>
-        <rect x="3" y="4.5" width="18" height="16" rx="2" />
-        <path d="M3 9.5h18M8 2.5v4M16 2.5v4M7.5 14h3M13.5 14h3M7.5 17.5h3" />
-    </svg>
-);
 
 type Load = { state: 'loading' } | { state: 'loaded'; data: CurrentSubscription } | { state: 'failed' };
 
@@ -75,7 +52,7 @@ const DoctorDashboardPage = () => {
 
     const language = i18n.resolvedLanguage ?? 'en';
     const date = (value: string | null | undefined) => {
-        const text = formatDate(value, language);
+        const text = formatLongDate(value, language);
         if (text === null) return t('Not set');
         if (text === 'invalid') return t('Invalid date');
         return text;
@@ -163,8 +140,8 @@ const DoctorDashboardPage = () => {
                     </p>
                     <ul className="dd-action-list">
                         {[
-                            { id: 'patients', label: t('View Patients'), icon: <PatientsIcon /> },
-                            { id: 'schedule', label: t('Schedule'), icon: <CalendarIcon /> },
+                            { id: 'patients', label: t('View Patients'), icon: <PatientsIcon size={22} /> },
+                            { id: 'schedule', label: t('Schedule'), icon: <CalendarIcon size={22} /> },
                         ].map(action => (
                             <li key={action.id}>
                                 {/* Not built yet: focusable so it can be discovered, but it does nothing. */}

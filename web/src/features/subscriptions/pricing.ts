@@ -15,35 +15,6 @@ export const annualSavings = (plan: Plan): number => {
     return savings > 0 ? savings : 0;
 };
 
-/** Prices are USD with two decimals, written the way the chosen language writes numbers. */
-export const formatPrice = (amount: number, language: string): string =>
-    new Intl.NumberFormat(language === 'en' ? 'en-US' : language, {
-        style: 'currency',
-        currency: 'USD',
-        minimumFractionDigits: 2,
-        maximumFractionDigits: 2,
-    }).format(amount);
-
-/**
- * Long dates (spec §5: long US English for English readers). `null` for a
- * missing date and 'invalid' for one that does not parse, so the page can
- * show 'N/A' or 'Invalid Date' in the reader's language.
- */
-export const formatLongDate = (value: string | null | undefined, language: string): string | null | 'invalid' => {
-    if (!value) return null;
-    const date = new Date(value);
-    if (Number.isNaN(date.getTime())) return 'invalid';
-    try {
-        return new Intl.DateTimeFormat(language === 'en' ? 'en-US' : language, {
-            year: 'numeric',
-            month: 'long',
-            day: 'numeric',
-        }).format(date);
-    } catch {
-        return 'invalid';
-    }
-};
-
 /** Spec §2: the plan badge's colour follows gold, silver or bronze in its name. */
 export const planTone = (name: string): 'gold' | 'silver' | 'bronze' | 'primary' => {
     const lower = name.toLowerCase();

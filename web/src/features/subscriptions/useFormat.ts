@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 
-import { formatLongDate, formatPrice } from './pricing';
+import { formatLongDate, formatPrice } from '@/lib/format';
 
 /** Prices and long dates in the reader's language, with the spec's 'N/A' / 'Invalid Date'. */
 export const useFormat = () => {

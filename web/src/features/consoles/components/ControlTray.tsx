@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import type { Level } from '../audio/level';
 import type { ConnectionState } from '../live/useLiveSession';
 import type { VideoKind } from '../video/useVideoSource';
-import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SummaryIcon, TranscriptIcon } from './Icons';
+import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import { useLevelVariable, VolumePulse } from './LevelMeter';
 
 interface ControlTrayProps {
@@ -53,7 +53,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                     title={muted ? t('Unmute microphone') : t('Mute microphone')}
                     onClick={props.onToggleMute}
                 >
-                    <MicIcon off={muted} />
+                    <MicIcon off={muted} size={22} />
                 </button>
                 <button
                     type="button"
@@ -64,7 +64,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                     title={props.transcriptionOpen ? t('Hide transcription') : t('Show transcription')}
                     onClick={props.onToggleTranscription}
                 >
-                    <TranscriptIcon />
+                    <TranscriptIcon size={22} />
                 </button>
                 <button
                     type="button"
@@ -75,7 +75,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                     title={props.summaryOpen ? t('Hide summary') : t('Show summary')}
                     onClick={props.onToggleSummary}
                 >
-                    <SummaryIcon />
+                    <SummaryIcon size={22} />
                 </button>
                 <VolumePulse level={props.outputLevel} active={props.speaking} />
                 {support.camera && (
@@ -87,7 +87,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                         title={video === 'camera' ? t('Stop camera') : t('Start camera')}
                         onClick={() => props.onToggleVideo('camera')}
                     >
-                        <CameraIcon off={video !== 'camera'} />
+                        <CameraIcon off={video !== 'camera'} size={22} />
                     </button>
                 )}
                 {support.screen && (
@@ -99,7 +99,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                         title={video === 'screen' ? t('Stop sharing your screen') : t('Share your screen')}
                         onClick={() => props.onToggleVideo('screen')}
                     >
-                        <ScreenIcon />
+                        <ScreenIcon size={22} />
                     </button>
                 )}
             </div>
@@ -113,7 +113,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                 onClick={live || busy ? props.onDisconnect : props.onConnect}
                 data-testid="connect-button"
             >
-                <PowerIcon />
+                <PowerIcon size={22} />
                 <span className="tray-connect-text" aria-hidden="true">
                     {connectLabel}
                 </span>

@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next';
 import type { Level } from '../audio/level';
 import type { Speaker } from '../live/protocol';
 import type { InterimLine, TranscriptEntry } from '../live/useLiveSession';
-import { MicIcon, SendIcon } from './Icons';
+import { MicIcon, SendIcon } from '@/components/ui/icons';
 import { useLevelVariable } from './LevelMeter';
 import { withInterim } from './transcript';
 import { useSpeakerLabel } from './TranscriptionPanel';
@@ -60,7 +60,7 @@ export const VoiceAssistantPanel = (props: VoiceAssistantPanelProps) => {
                     title={props.listening ? t('Stop listening') : t('Start speaking')}
                     onClick={props.onMicrophone}
                 >
-                    <MicIcon off={!props.listening} />
+                    <MicIcon off={!props.listening} size={22} />
                 </button>
             </header>
             {turns.length === 0 ? (
@@ -98,7 +98,7 @@ export const VoiceAssistantPanel = (props: VoiceAssistantPanelProps) => {
                     title={t('Send question')}
                     disabled={!props.connected || !question.trim()}
                 >
-                    <SendIcon />
+                    <SendIcon size={22} />
                 </button>
             </form>
         </section>

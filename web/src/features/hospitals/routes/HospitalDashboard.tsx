@@ -14,7 +14,7 @@ import { checkDoctorLimit, fetchDoctors, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
 import { DashboardAddDoctorModal } from '../components/DashboardAddDoctorModal';
 import { DashboardDoctorsTable } from '../components/DoctorsTable';
-import { PlusIcon } from '../components/Icons';
+import { PlusIcon } from '@/components/ui/icons';
 import { PlanStatusBadge } from '../components/StatusBadge';
 
 import '../hospitals.css';

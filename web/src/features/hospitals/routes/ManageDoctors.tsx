@@ -11,7 +11,7 @@ import { AccessNotice } from '../components/AccessNotice';
 import { DeleteDoctorModal } from '../components/DeleteDoctorModal';
 import { DoctorFormModal } from '../components/DoctorFormModal';
 import { DoctorsTable } from '../components/DoctorsTable';
-import { PlusIcon } from '../components/Icons';
+import { PlusIcon } from '@/components/ui/icons';
 
 import '../hospitals.css';
 

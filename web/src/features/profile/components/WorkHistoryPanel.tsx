@@ -1,9 +1,9 @@
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/Button';
-import { TextField } from '@/components/ui/Field';
+import { TextAreaField, TextField } from '@/components/ui/Field';
 import { MAX_ENTRIES, today, type WorkForm } from '../model';
-import { patchAt, TextAreaField, type PanelProps } from './shared';
+import { patchAt, type PanelProps } from './shared';
 
 /** Work History: hospital/organization, position, start and end dates, description. */
 export const WorkHistoryPanel = ({

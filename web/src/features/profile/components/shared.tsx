@@ -1,5 +1,3 @@
-import { useId, type TextareaHTMLAttributes } from 'react';
-
 import type { ProfileForm } from '../model';
 
 /** What every tab panel of the doctor's profile receives from the page. */
@@ -15,31 +13,3 @@ export interface PanelProps {
 /** Replaces entry `index` of a list with `patch` applied. */
 export const patchAt = <T,>(list: readonly T[], index: number, patch: Partial<T>): T[] =>
     list.map((entry, i) => (i === index ? { ...entry, ...patch } : entry));
-
-interface TextAreaProps extends TextareaHTMLAttributes<HTMLTextAreaElement> {
-    label: string;
-    error?: string;
-}
-
-/** A labelled textarea with its error tied to it, like the shared TextField. */
-export const TextAreaField = ({ label, error, id, ...textarea }: TextAreaProps) => {
-    const generated = useId();
-    const inputId = id ?? generated;
-    const errorId = `${inputId}-error`;
-    return (
-        <div className="field">
-            <label htmlFor={inputId}>{label}</label>
-            <textarea
-                id={inputId}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? errorId : undefined}
-                {...textarea}
-            />
-            {error && (
-                <p className="field-error" id={errorId}>
-                    {error}
-                </p>
-            )}
-        </div>
-    );
-};
