@@ -42,7 +42,7 @@ from typing import IO, Any
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
-from cara.audit import service as audit
+from cara.kit import platform_audit as audit
 from cara.kit.db import get_engine, session_scope
 from tenants import audit_guard, migrate, naming, ownership, pgtools, roles
 from tenants.ownership import Refused

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, text
 
-from cara.audit import service as audit
+from cara.kit import platform_audit as audit
 from cara.kit.db import session_scope
 from tenants import naming, ownership, roles
 from tenants.backup import checked_schema, schema_exists, table_counts

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Any
 
 import dramatiq
@@ -17,7 +16,9 @@ from dramatiq.middleware import Middleware
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
-current_tenant: ContextVar[str | None] = ContextVar("current_tenant", default=None)
+from cara.kit.jobs import current_tenant
+
+__all__ = ["TenantContext", "TraceContext", "current_tenant"]
 
 _tracer = trace.get_tracer("cara.workers")
 

@@ -1,4 +1,4 @@
-"""The actor registry: importing this module declares every actor.
+"""The actor registry: importing this module declares every actor (through `workers.sender`).
 
 `python -m dramatiq workers.registry` starts a worker for all of them.
 """
@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from cara.kit.logging import configure_logging
 from cara.observability.tracing import setup_tracing
-from workers.actors import analytics, billing, mail, maintenance, summaries  # noqa: F401  (declares the actors)
+from workers import sender
 from workers.broker import broker
 
 configure_logging()
 setup_tracing(service_name="cara-worker", instrument_app=None)
+# Actors that enqueue jobs of their own send them through the broker.
+sender.install()
 
 __all__ = ["broker"]

@@ -14,11 +14,14 @@ import time
 from dataclasses import dataclass
 from types import FrameType
 
+from cara.kit.jobs import relay_pending
 from cara.kit.logging import configure_logging
 from cara.kit.redis import get_redis
-from cara.observability.metrics import backlog_gauges, setup_metrics
+from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
-from workers.queue import relay_pending
+from workers import sender
+from workers.gauges import scheduler_gauges
+from workers.sender import broker
 
 log = logging.getLogger("cara.scheduler")
 
@@ -42,8 +45,6 @@ def due_slot(job: PeriodicJob, now: float) -> int:
 
 def tick(now: float | None = None) -> list[str]:
     """Enqueue every job whose current slot has not been claimed yet; returns what was sent."""
-    from workers.registry import broker
-
     now = time.time() if now is None else now
     sent = []
     for job in SCHEDULE:
@@ -61,7 +62,9 @@ def main() -> None:
     configure_logging()
     setup_tracing(service_name="cara-scheduler")
     # The backlog gauges are read here: one scheduler per deployment, so they are not multiplied.
-    setup_metrics(service_name="cara-scheduler", gauges=backlog_gauges)
+    setup_metrics(service_name="cara-scheduler", gauges=scheduler_gauges)
+    # The relay sends the outbox rows left behind through the broker.
+    sender.install()
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

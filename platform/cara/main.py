@@ -20,11 +20,13 @@ from cara.kit import handlers
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
 from cara.kit.static import mount_spa
-from cara.observability.metrics import api_gauges, setup_metrics
+from cara.live.gauges import live_gauges
+from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
 from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
 from cara.profiles.endpoints import router as profiles_router
 from cara.subscriptions.endpoints import router as subscriptions_router
+from workers import sender as job_sender
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +34,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def create_app() -> FastAPI:
     settings = get_settings()
     configure_logging()
+    # Jobs named in cara.kit.jobs leave this process through the Dramatiq broker.
+    job_sender.install()
     app = FastAPI(
         title="Cara API",
         version="0.1.0",
@@ -80,7 +84,7 @@ def create_app() -> FastAPI:
             expose_headers=["Content-Range", "X-Request-ID"],
         )
     setup_tracing(instrument_app=app)
-    setup_metrics(service_name=settings.otel_service_name, gauges=api_gauges)
+    setup_metrics(service_name=settings.otel_service_name, gauges=live_gauges)
     return app
 
 

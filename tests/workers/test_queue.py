@@ -9,12 +9,12 @@ from typing import Any
 import dramatiq
 import pytest
 
+from cara.kit import jobs
 from cara.kit.db import session_scope
+from cara.kit.jobs import current_tenant, enqueue_after_commit
 from cara.kit.redis import get_redis
 from cara.models import AuditEvent
 from workers.broker import broker as the_broker
-from workers.middleware import current_tenant
-from workers.queue import enqueue_after_commit
 
 RESULTS = "cara:test:job-results"
 
@@ -32,8 +32,10 @@ def _results() -> list[str]:
 
 
 def _queued(queue: str) -> int:
-    # RedisBroker keeps pending message ids in the list "<namespace>:<queue>".
-    return int(get_redis().llen(f"dramatiq:{queue}"))
+    # RedisBroker keeps pending message ids in the list "<namespace>:<queue>", delayed ones in
+    # "<namespace>:<queue>.DQ".
+    redis = get_redis()
+    return int(redis.llen(f"dramatiq:{queue}")) + int(redis.llen(f"dramatiq:{queue}.DQ"))
 
 
 class TestEnqueueAfterCommit:
@@ -66,11 +68,39 @@ class TestEnqueueAfterCommit:
         assert _queued("tests") == 0
         assert _results() == []
 
-    def test_failed_request_enqueues_nothing(self, client: Any, worker: Any) -> None:
-        # A reset request for a malformed email fails validation: no row, no job.
+    def test_failed_request_enqueues_nothing(self, client: Any, monkeypatch: Any) -> None:
+        # No worker runs here, so every job sent stays countable on its queue.
+        from sqlalchemy import func, select
+
+        from cara.auth import service as auth_service
+        from cara.kit.errors import ValidationFailed
+        from cara.models import OutboxJob, PasswordReset
+        from tests.factories import doctor_payload, signup
+
+        signup(client, doctor_payload(email="known@example.com"))
+        # The same request, succeeding: one mail job on the queue (so the count below can see one).
+        r = client.post("/api/auth/forgot-password", json={"email": "known@example.com"})
+        assert r.status_code == 202
+        assert _queued("mail") == 1
+
+        # A reset request for a malformed email fails validation before anything is written.
         r = client.post("/api/auth/forgot-password", json={"email": "not-an-email"})
         assert r.status_code == 422
-        assert _queued("mail") == 0
+        # A request that fails after it enqueued: its reset row and its job go with the rollback.
+        enqueue = auth_service.enqueue_after_commit
+
+        def enqueue_then_fail(*args: Any, **kwargs: Any) -> None:
+            enqueue(*args, **kwargs)
+            raise ValidationFailed({"email": "refused after the job was recorded"})
+
+        monkeypatch.setattr(auth_service, "enqueue_after_commit", enqueue_then_fail)
+        r = client.post("/api/auth/forgot-password", json={"email": "known@example.com"})
+        assert r.status_code == 422
+
+        assert _queued("mail") == 1
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(PasswordReset)) == 1
+            assert s.scalar(select(func.count()).select_from(OutboxJob)) == 0
 
 
 class TestOutbox:
@@ -80,7 +110,6 @@ class TestOutbox:
         from sqlalchemy import func, select
 
         from cara.models import OutboxJob
-        from workers import queue
 
         def broker_down(*args: Any, **kwargs: Any) -> None:
             raise ConnectionError("redis unreachable")
@@ -96,7 +125,37 @@ class TestOutbox:
             assert s.scalar(select(func.count()).select_from(OutboxJob)) == 1
         monkeypatch.undo()
 
-        assert queue.relay_pending(older_than=timedelta(0)) == 1
+        assert jobs.relay_pending(older_than=timedelta(0)) == 1
+        worker.join("tests", timeout=10_000)
+        deadline = time.time() + 10
+        while not _results() and time.time() < deadline:
+            time.sleep(0.05)
+        assert _results() == [f"{event_id}:True:None"]
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(OutboxJob)) == 0
+
+    def test_without_a_sender_a_committed_job_waits_in_outbox(self, worker: Any, monkeypatch: Any) -> None:
+        from datetime import timedelta
+
+        from sqlalchemy import func, select
+
+        from cara.models import OutboxJob
+
+        sender = jobs._sender
+        monkeypatch.setattr(jobs, "_sender", None)
+        with session_scope() as session:
+            event = AuditEvent(action="test.job", actor_account_id=None, actor_role=None)
+            session.add(event)
+            session.flush()
+            enqueue_after_commit(session, "tests.record_audit_row", event_id=event.id)
+            event_id = event.id
+        with session_scope() as s:
+            kept = s.scalars(select(OutboxJob)).one()
+            assert (kept.attempts, kept.last_error) == (1, "NoJobSender")
+        assert _queued("tests") == 0
+
+        monkeypatch.setattr(jobs, "_sender", sender)
+        assert jobs.relay_pending(older_than=timedelta(0)) == 1
         worker.join("tests", timeout=10_000)
         deadline = time.time() + 10
         while not _results() and time.time() < deadline:

@@ -16,9 +16,9 @@ from cara.admin_console.schemas import (
     StatsOut,
     SubscriptionAnalyticsOut,
 )
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import AdminPrincipal
 from cara.kit import listing
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 from cara.registration import service as registration
 from cara.registration.schemas import InvitationIn, InvitationOut

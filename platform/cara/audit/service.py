@@ -7,31 +7,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from cara.models import AuditEvent, TenantAuditEvent
+from cara.kit.platform_audit import record_platform
+from cara.models import TenantAuditEvent
 
-
-def record_platform(
-    session: Session,
-    *,
-    action: str,
-    actor_id: uuid.UUID | None,
-    actor_role: str | None,
-    target_type: str | None = None,
-    target_id: object | None = None,
-    tenant_schema: str | None = None,
-    detail: dict[str, Any] | None = None,
-) -> None:
-    session.add(
-        AuditEvent(
-            action=action,
-            actor_account_id=actor_id,
-            actor_role=actor_role,
-            target_type=target_type,
-            target_id=str(target_id) if target_id is not None else None,
-            tenant_schema=tenant_schema,
-            detail=detail or {},
-        )
-    )
+__all__ = ["record_platform", "record_tenant"]
 
 
 def record_tenant(

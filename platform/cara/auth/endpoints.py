@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 
 from cara.auth import service
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, OptionalPrincipal
 from cara.auth.schemas import (
     ForgotPasswordRequest,
@@ -19,7 +20,6 @@ from cara.auth.schemas import (
     UserOut,
 )
 from cara.kit.db import platform_session, tenant_session
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 from cara.registration import service as registration
 from cara.registration.schemas import AuthData, SignupRequest, SignupResponse

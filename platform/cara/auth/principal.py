@@ -18,8 +18,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.auth import tokens
+from cara.auth.dependencies import DbSession, bearer_token
 from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
-from cara.kit.deps import DbSession, bearer_token
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account, Tenant
 from tenants import naming
@@ -70,7 +70,7 @@ def authenticate_token(session: Session, token: str) -> Principal:
 
 
 def session_for_token(token: str) -> Session:
-    """A session bound to the tenant the token names, as the request session is (kit.deps)."""
+    """A session bound to the tenant the token names, as the request session is (auth.dependencies)."""
     claims = tokens.decode(token)
     schema = claims.tenant_schema if claims else None
     return tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()

@@ -20,10 +20,10 @@ from cara.auth.schemas import LoginRequest, UserOut
 from cara.config import get_settings
 from cara.kit.db import tenant_session
 from cara.kit.errors import BadRequest, Forbidden, Unauthorized, ValidationFailed
+from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
 from cara.models import Account, DoctorProfile, Hospital, PasswordReset
 from cara.models.base import utcnow
-from workers.queue import enqueue_after_commit
 
 ROLES = ("doctor", "hospital", "admin")
 EMAIL_TAKEN = "An account with this email already exists."

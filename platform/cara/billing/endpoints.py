@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, Authenticator, HospitalPrincipal, Principal
 from cara.billing import events, service
 from cara.billing.schemas import (
@@ -23,7 +24,6 @@ from cara.billing.schemas import (
     VerifyOut,
     WebhookAck,
 )
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 from cara.subscriptions.schemas import CurrentSubscription
 

@@ -25,9 +25,9 @@ from cara.billing.sync import handle_event
 from cara.config import get_settings
 from cara.kit.db import platform_session
 from cara.kit.errors import BadRequest, ServiceUnavailable
+from cara.kit.jobs import enqueue_after_commit
 from cara.models import ProviderEvent
 from cara.models.base import utcnow
-from workers.queue import enqueue_after_commit
 
 log = logging.getLogger("cara.billing")
 

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request, Response, status
 
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import HospitalPrincipal
 from cara.doctors import service
 from cara.doctors.schemas import DoctorCreate, DoctorRemove, DoctorRemoved, DoctorUpdate, HospitalDoctorOut
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 
 router = APIRouter(prefix="/doctors", tags=["doctors"])

@@ -2,10 +2,11 @@
 
 Every one is an observable gauge read when the exporter collects (every
 `OTEL_METRIC_EXPORT_INTERVAL` ms, 60 s by default), so nothing is counted on
-any request's path. The API process
-reports its live sessions; the scheduler (one per deployment) reports the
-backlogs, so a gauge read from Redis or the database is not multiplied by the
-number of API replicas.
+any request's path. Each process names its gauges at start-up, and each gauge
+is declared by the code that owns what it reads: the API process reports its
+live sessions (`cara.live.gauges`); the scheduler (one per deployment) reports
+the worker queues (`workers.gauges`) and the two backlogs below, so a gauge
+read from Redis or the database is not multiplied by the number of API replicas.
 
 `OTEL_METRICS_EXPORTER`: "otlp" (standard OTEL_EXPORTER_OTLP_* variables),
 "console", or "none" (default). Names: cara.observability.names.
@@ -27,6 +28,8 @@ from opentelemetry.sdk.metrics.export import (
 from sqlalchemy import func, select
 
 from cara.config import get_settings
+from cara.kit import db
+from cara.models import OutboxJob, ProviderEvent
 from cara.observability import names
 from cara.observability.tracing import resource
 
@@ -56,7 +59,11 @@ def setup_metrics(*, service_name: str, gauges: Callable[[Meter], None]) -> Mete
     return provider
 
 
-def _gauge(meter: Meter, instrument: names.Instrument, callback: Callable[[], Iterable[Observation]]) -> None:
+def observe_gauge(
+    meter: Meter, instrument: names.Instrument, callback: Callable[[], Iterable[Observation]]
+) -> None:
+    """Declare an observable gauge whose points `callback` yields when the exporter collects."""
+
     def observe(options: CallbackOptions) -> Iterable[Observation]:
         try:
             return list(callback())
@@ -69,50 +76,19 @@ def _gauge(meter: Meter, instrument: names.Instrument, callback: Callable[[], It
     )
 
 
-def api_gauges(meter: Meter) -> None:
-    """Gauges of an API process: its open live consultations."""
-    _gauge(meter, names.LIVE_SESSIONS, _live_sessions)
-
-
-def _live_sessions() -> Iterator[Observation]:
-    from cara.live.profiles import PROFILES
-    from cara.live.relay import open_consultations
-
-    counts = open_consultations()
-    # Every console, 0 included: a series that stops being reported reads as missing, not as idle.
-    for console in sorted(PROFILES):
-        yield Observation(counts.get(console, 0), {"specialty": console})
-
-
 def backlog_gauges(meter: Meter) -> None:
-    """Gauges of the scheduler: worker queues, the job outbox, unprocessed webhooks."""
-    _gauge(meter, names.QUEUE_DEPTH, _queue_depths)
-    _gauge(meter, names.OUTBOX_PENDING, _outbox_pending)
-    _gauge(meter, names.WEBHOOKS_PENDING, _webhooks_pending)
-
-
-def _queue_depths() -> Iterator[Observation]:
-    from workers.registry import broker  # declares every actor, hence every queue
-
-    client = broker.client
-    for queue in sorted(q for q in broker.get_declared_queues() if not q.endswith(".DQ")):
-        # Messages waiting for a worker: the ready list of Dramatiq's Redis broker.
-        yield Observation(int(client.llen(f"{broker.namespace}:{queue}")), {"queue": queue})
+    """Gauges of the platform tables that wait for work: the job outbox, unprocessed webhooks."""
+    observe_gauge(meter, names.OUTBOX_PENDING, _outbox_pending)
+    observe_gauge(meter, names.WEBHOOKS_PENDING, _webhooks_pending)
 
 
 def _outbox_pending() -> Iterator[Observation]:
-    from cara.kit.db import platform_session
-    from cara.models import OutboxJob
-
-    with platform_session() as session:
+    with db.platform_session() as session:
         yield Observation(int(session.scalar(select(func.count()).select_from(OutboxJob)) or 0))
 
 
 def _webhooks_pending() -> Iterator[Observation]:
-    from cara.kit.db import platform_session
-    from cara.models import ProviderEvent
-
-    with platform_session() as session:
+    with db.platform_session() as session:
         rows = session.execute(
             select(ProviderEvent.source, func.count())
             .where(ProviderEvent.processed_at.is_(None))

@@ -8,8 +8,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, File, Form, Response, UploadFile, status
 
 from cara.auth import service as auth_service
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import Authenticator, DoctorPrincipal, Principal
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 from cara.profiles import certificates, service
 from cara.profiles.schemas import CertificateFileOut, ProfileUpdate, ProfileUpdated

@@ -25,6 +25,7 @@ from cara.auth.service import EMAIL_TAKEN, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
 from cara.kit.errors import Conflict, Forbidden, ValidationFailed
+from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
 from cara.models import Account, AdminInvitation, Hospital
 from cara.models.base import utcnow
@@ -32,7 +33,6 @@ from cara.registration import repository
 from cara.registration.schemas import SIGNUP_FORMS, InvitationOut, SignupRequest
 from tenants import naming
 from tenants.provisioning import provision_hospital_tenant
-from workers.queue import enqueue_after_commit
 
 
 def _sha256(value: str) -> str:

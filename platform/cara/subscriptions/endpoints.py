@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import Authenticator, DoctorPrincipal, Principal
-from cara.kit.deps import DbSession
 from cara.kit.openapi import error_responses
 from cara.subscriptions import service
 from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus

@@ -24,6 +24,7 @@ from google.genai import types
 from cara.config import get_settings
 from cara.kit import gemini
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
+from cara.kit.jobs import send_now
 from cara.kit.redis import get_redis
 from cara.summaries.schemas import SummarizeRequest, TranscriptLineIn
 
@@ -118,8 +119,6 @@ def request_summary(job: SummaryJob) -> str:
 
 
 def _send(request_id: str, *, max_age_ms: int) -> None:
-    from workers.queue import send_now  # the workers package imports this module's actor
-
     send_now(ACTOR, {"request_id": request_id}, max_age=max_age_ms)
 
 

@@ -12,10 +12,11 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from sqlalchemy import delete
 
 from cara.kit.db import session_scope
+from cara.live.gauges import live_gauges
 from cara.models import OutboxJob, ProviderEvent
 from cara.models.base import utcnow
 from cara.observability import names
-from cara.observability.metrics import api_gauges, backlog_gauges
+from workers.gauges import scheduler_gauges
 
 Reading = dict[str, dict[tuple[tuple[str, Any], ...], float]]
 
@@ -71,18 +72,18 @@ def test_live_sessions_are_counted_per_console_while_open(monkeypatch: Any) -> N
 
     open_now: set[Any] = set()
     monkeypatch.setattr(relay, "_running", open_now)
-    idle = read(api_gauges)[names.LIVE_SESSIONS.name]
+    idle = read(live_gauges)[names.LIVE_SESSIONS.name]
     assert idle == {(("specialty", console),): 0 for console in PROFILES}, "every console, idle ones as 0"
 
     open_now.update({Consultation("radiologist"), Consultation("radiologist"), Consultation("nurse")})
-    busy = read(api_gauges)[names.LIVE_SESSIONS.name]
+    busy = read(live_gauges)[names.LIVE_SESSIONS.name]
     assert busy[(("specialty", "radiologist"),)] == 2
     assert busy[(("specialty", "nurse"),)] == 1
     assert sum(busy.values()) == 3
 
 
 def test_backlogs_are_read_from_the_broker_and_the_database(clean_backlogs: None, worker_broker: Any) -> None:
-    before = read(backlog_gauges)
+    before = read(scheduler_gauges)
     assert before[names.QUEUE_DEPTH.name][(("queue", "maintenance"),)] == 0
     assert before[names.OUTBOX_PENDING.name] == {(): 0}
     assert before[names.WEBHOOKS_PENDING.name] == {(("source", "stripe"),): 0}
@@ -104,7 +105,7 @@ def test_backlogs_are_read_from_the_broker_and_the_database(clean_backlogs: None
             ]
         )
 
-    after = read(backlog_gauges)
+    after = read(scheduler_gauges)
     depth = after[names.QUEUE_DEPTH.name]
     assert depth[(("queue", "maintenance"),)] == 3
     assert depth[(("queue", "analytics"),)] == 1
@@ -124,6 +125,6 @@ def test_a_down_database_does_not_stop_the_other_gauges(
 
     monkeypatch.setattr(cara.kit.db, "platform_session", refuse)
     worker_broker.get_actor("maintenance.purge_expired_tokens").send()
-    reading = read(backlog_gauges)
+    reading = read(scheduler_gauges)
     assert reading[names.QUEUE_DEPTH.name][(("queue", "maintenance"),)] == 1
     assert names.OUTBOX_PENDING.name not in reading or reading[names.OUTBOX_PENDING.name] == {}

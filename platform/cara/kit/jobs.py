@@ -1,4 +1,4 @@
-"""Enqueueing jobs only after the transaction that created their data commits.
+"""Background jobs, named by actor: the outbox that sends them only after their data commits.
 
 `enqueue_after_commit(session, "mail.password_reset", reset_id=...)` writes
 the job into `platform.outbox_jobs` inside the caller's transaction:
@@ -10,6 +10,12 @@ the job into `platform.outbox_jobs` inside the caller's transaction:
 
 A worker therefore never picks up a job whose rows do not exist (yet), and no
 committed job is lost. Delivery is at-least-once: actors are idempotent.
+
+Jobs are named by their actor's name ("<domain>.<event>") and carry ids, not
+objects, so nothing here knows the workers. The process that sends jobs
+installs a `JobSender` at start-up (`workers.sender.install()`: the API and
+the worker and scheduler processes); until one is installed, sending fails and
+committed jobs wait in the outbox for the relay.
 """
 
 from __future__ import annotations
@@ -17,21 +23,51 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, event, select, update
 from sqlalchemy.orm import Session
 
+from cara.kit import db
 from cara.models import OutboxJob
 from cara.models.base import utcnow
-from workers.middleware import current_tenant
 
 log = logging.getLogger("cara.jobs")
 _PENDING = "cara_pending_jobs"
 _tracer = trace.get_tracer("cara.workers")
+
+# The tenant schema of the job being sent or run: a sent job carries it, a
+# running job exposes it (the workers' TenantContext middleware reads and sets it).
+current_tenant: ContextVar[str | None] = ContextVar("current_tenant", default=None)
+
+
+class NoJobSender(RuntimeError):
+    """No sender installed in this process: the job stays in the outbox."""
+
+
+class JobSender(Protocol):
+    """How this process hands a job to the broker."""
+
+    def queue_name(self, actor_name: str) -> str:
+        """The queue the actor consumes (for the producer span)."""
+        ...
+
+    def send(self, actor_name: str, kwargs: dict[str, Any], options: dict[str, Any]) -> None:
+        """Put one message for `actor_name` on its queue."""
+        ...
+
+
+_sender: JobSender | None = None
+
+
+def install_sender(sender: JobSender) -> None:
+    """Make `sender` the way this process sends jobs (the last one installed wins)."""
+    global _sender
+    _sender = sender
 
 
 def enqueue_after_commit(
@@ -64,14 +100,15 @@ def send_now(actor_name: str, kwargs: dict[str, Any], **options: Any) -> None:
     For jobs that must not wait for a commit (a request waiting for its
     answer); anything tied to stored rows goes through enqueue_after_commit.
     """
-    from workers.registry import broker  # imported late: the registry imports every actor
-
-    actor = broker.get_actor(actor_name)
+    sender = _sender
+    if sender is None:
+        raise NoJobSender(f"no job sender installed to send {actor_name}")
+    queue_name = sender.queue_name(actor_name)
     with _tracer.start_as_current_span(f"{actor_name} send", kind=trace.SpanKind.PRODUCER) as span:
         span.set_attribute("messaging.system", "dramatiq")
-        span.set_attribute("messaging.destination.name", actor.queue_name)
+        span.set_attribute("messaging.destination.name", queue_name)
         span.set_attribute("cara.actor", actor_name)
-        actor.send_with_options(kwargs=kwargs, **options)
+        sender.send(actor_name, kwargs, options)
 
 
 def _send(job: OutboxJob) -> None:
@@ -81,10 +118,8 @@ def _send(job: OutboxJob) -> None:
 
 def _dispatch(ids: list[int]) -> int:
     """Send the given outbox rows and delete them; rows whose send fails stay."""
-    from cara.kit.db import platform_session
-
     sent = 0
-    with platform_session() as session:
+    with db.platform_session() as session:
         jobs = session.scalars(
             select(OutboxJob).where(OutboxJob.id.in_(ids)).with_for_update(skip_locked=True)
         ).all()
@@ -107,9 +142,7 @@ def _dispatch(ids: list[int]) -> int:
 
 def relay_pending(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
     """Send outbox rows left behind for longer than `older_than`; returns how many."""
-    from cara.kit.db import platform_session
-
-    with platform_session() as session:
+    with db.platform_session() as session:
         ids = list(
             session.scalars(
                 select(OutboxJob.id)
@@ -138,8 +171,6 @@ def _drop_jobs(session: Session, previous_transaction: Any) -> None:
 
 def install() -> None:
     """Hook the outbox into every SQLAlchemy session (idempotent)."""
-    from sqlalchemy import event
-
     if not event.contains(Session, "after_commit", _flush_jobs):
         event.listen(Session, "after_commit", _flush_jobs)
         event.listen(Session, "after_soft_rollback", _drop_jobs)

@@ -1,4 +1,4 @@
-"""Request-scoped dependencies shared by every domain.
+"""Request-scoped dependencies shared by every domain: the auth domain's public surface for endpoints.
 
 `DbSession` is one SQLAlchemy session per request. When the request carries a
 bearer token, the session is bound to the tenant schema named in the token;
