@@ -95,8 +95,8 @@ def test_summary_request_reaches_the_model_in_one_trace(
         "/api/summarize", json={"transcript": transcript}, headers={"Authorization": f"Bearer {token}"}
     )
     assert r.status_code == 200, r.text
-
-    finished = spans.get_finished_spans()
+    # The answer reaches the API before the worker has closed its span: wait for that span.
+    finished = _finished_with(spans, "summaries.generate process")
     (server,) = [s for s in finished if s.kind == trace.SpanKind.SERVER and s.name == "POST /api/summarize"]
     in_trace = [s for s in finished if s.context.trace_id == server.context.trace_id]
     by_name = {s.name: s for s in in_trace}
@@ -143,6 +143,15 @@ def test_failed_model_call_is_an_error_span_without_the_message(
     assert call.attributes is not None and call.attributes["error.type"] == "ClientError"
     assert "owusu" not in str(call.status.description).lower()
     assert not call.events, "exception events would carry the provider's message"
+
+
+def _finished_with(spans: InMemorySpanExporter, name: str, timeout: float = 5.0) -> list[ReadableSpan]:
+    """The finished spans, once one named `name` is among them (a worker ends its spans late)."""
+    deadline = time.time() + timeout
+    while not any(s.name == name for s in spans.get_finished_spans()):
+        assert time.time() < deadline, f"span {name!r} never finished"
+        time.sleep(0.05)
+    return list(spans.get_finished_spans())
 
 
 def _ancestor(spans: list[Any], span: Any, ancestor: Any) -> bool:
