@@ -25,7 +25,6 @@ from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
 from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
 from cara.profiles.endpoints import router as profiles_router
-from cara.subscriptions.endpoints import router as subscriptions_router
 from workers import sender as job_sender
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +48,6 @@ def create_app() -> FastAPI:
     api.include_router(auth_router)
     api.include_router(admin_console_router)
     api.include_router(assistant_router)
-    api.include_router(subscriptions_router)
     api.include_router(billing_router)
     api.include_router(doctors_router)
     api.include_router(profiles_router)

@@ -1,8 +1,10 @@
-"""/api/subscription/* (plans, checkout, confirmation, portal, doctor limit) and /api/stripe/*.
+"""/api/subscription/* (current subscription, plans, checkout, confirmation, portal, doctor
+limit) and /api/stripe/*.
 
 Thin routers: the rules are in cara.billing.service, the webhook in
-cara.billing.events. Every endpoint that talks to Stripe answers 503
-'Payment system is not properly configured' when no key is set.
+cara.billing.events, the caller's current subscription in cara.subscriptions.service.
+Every endpoint that talks to Stripe answers 503 'Payment system is not properly
+configured' when no key is set.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from cara.billing.schemas import (
     WebhookAck,
 )
 from cara.kit.openapi import error_responses
+from cara.subscriptions import service as subscriptions
 from cara.subscriptions.schemas import CurrentSubscription
 
-router = APIRouter(tags=["billing"])
+# Tags per route: the current subscription is listed under "subscriptions" in the API docs.
+router = APIRouter()
 
 DoctorOrHospital = Annotated[Principal, Depends(Authenticator("doctor", "hospital"))]
 
@@ -41,8 +45,21 @@ RawBody = Annotated[bytes, Depends(_raw_body)]
 
 
 @router.get(
+    "/subscription/current",
+    operation_id="subscription_current",
+    tags=["subscriptions"],
+    response_model=CurrentSubscription,
+    responses=error_responses(401, 403),
+)
+def current(principal: DoctorOrHospital, session: DbSession) -> CurrentSubscription:
+    """The caller's own subscription (status `inactive` and no plan when there is none)."""
+    return subscriptions.current_subscription(session, principal.account)
+
+
+@router.get(
     "/subscription/plans/{audience}",
     operation_id="subscription_plans",
+    tags=["billing"],
     response_model=list[PlanOut],
     responses=error_responses(401, 404),
 )
@@ -54,6 +71,7 @@ def plans(audience: str, principal: AnyPrincipal, session: DbSession) -> list[Pl
 @router.post(
     "/subscription/create-checkout-session",
     operation_id="subscription_create_checkout_session",
+    tags=["billing"],
     response_model=CheckoutOut,
     responses=error_responses(401, 403, 404, 409, 422, 503),
 )
@@ -75,6 +93,7 @@ def create_checkout_session(
 @router.post(
     "/subscription/confirm-session",
     operation_id="subscription_confirm_session",
+    tags=["billing"],
     response_model=CurrentSubscription,
     responses=error_responses(401, 403, 404, 409, 422, 503),
 )
@@ -94,6 +113,7 @@ def confirm_session(
 @router.post(
     "/subscription/portal-session",
     operation_id="subscription_portal_session",
+    tags=["billing"],
     response_model=PortalOut,
     responses=error_responses(401, 403, 409, 503),
 )
@@ -105,6 +125,7 @@ def portal_session(principal: DoctorOrHospital, session: DbSession) -> PortalOut
 @router.get(
     "/subscription/check-doctor-limit/{hospital_id}",
     operation_id="subscription_check_doctor_limit",
+    tags=["billing"],
     response_model=DoctorLimitOut,
     responses=error_responses(401, 403),
 )
@@ -117,6 +138,7 @@ def check_doctor_limit(hospital_id: str, principal: HospitalPrincipal, session: 
 @router.get(
     "/stripe/verify",
     operation_id="stripe_verify",
+    tags=["billing"],
     response_model=VerifyOut,
     responses=error_responses(401, 503),
 )
@@ -129,6 +151,7 @@ def verify(principal: AnyPrincipal, session: DbSession) -> VerifyOut:
 @router.post(
     "/stripe/webhook",
     operation_id="stripe_webhook",
+    tags=["billing"],
     response_model=WebhookAck,
     responses=error_responses(400, 503),
     openapi_extra={

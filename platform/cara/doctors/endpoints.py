@@ -1,4 +1,5 @@
-"""/api/doctors: a hospital's own doctors (spec §7). Thin routers; rules in cara.doctors.service."""
+"""/api/doctors: a hospital's own doctors (spec §7), and a hospital-created doctor's view of its
+hospital's subscription. Thin routers; rules in cara.doctors.service and cara.subscriptions.service."""
 
 from __future__ import annotations
 
@@ -7,17 +8,21 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Request, Response, status
 
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import HospitalPrincipal
+from cara.auth.principal import DoctorPrincipal, HospitalPrincipal
 from cara.doctors import service
 from cara.doctors.schemas import DoctorCreate, DoctorRemove, DoctorRemoved, DoctorUpdate, HospitalDoctorOut
 from cara.kit.openapi import error_responses
+from cara.subscriptions import service as subscriptions
+from cara.subscriptions.schemas import HospitalSubscriptionStatus
 
-router = APIRouter(prefix="/doctors", tags=["doctors"])
+# Tags per route: the subscription status is listed under "subscriptions" in the API docs.
+router = APIRouter(prefix="/doctors")
 
 
 @router.get(
     "",
     operation_id="doctors_list",
+    tags=["doctors"],
     response_model=list[HospitalDoctorOut],
     responses=error_responses(401, 403, 404),
 )
@@ -50,6 +55,7 @@ def list_doctors(
 @router.post(
     "/new-doctor",
     operation_id="doctors_add",
+    tags=["doctors"],
     status_code=status.HTTP_201_CREATED,
     response_model=HospitalDoctorOut,
     responses=error_responses(401, 403, 404, 409, 422),
@@ -65,6 +71,7 @@ def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSess
 @router.put(
     "/{doctor_id}",
     operation_id="doctors_update",
+    tags=["doctors"],
     response_model=HospitalDoctorOut,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
@@ -80,6 +87,7 @@ def update_doctor(
 @router.delete(
     "/{doctor_id}",
     operation_id="doctors_remove",
+    tags=["doctors"],
     response_model=DoctorRemoved,
     responses=error_responses(401, 403, 404),
 )
@@ -93,3 +101,17 @@ def remove_doctor(
     removed = service.remove_doctor(session, principal, doctor_id, body.hospitalId if body else None)
     session.commit()
     return DoctorRemoved(message="Doctor removed successfully", id=removed)
+
+
+@router.get(
+    "/hospital-subscription-status",
+    operation_id="doctors_hospital_subscription_status",
+    tags=["subscriptions"],
+    response_model=HospitalSubscriptionStatus,
+    responses=error_responses(401, 403),
+)
+def hospital_subscription_status(
+    principal: DoctorPrincipal, session: DbSession
+) -> HospitalSubscriptionStatus:
+    """Whether the signed-in hospital-created doctor's hospital has an active subscription."""
+    return subscriptions.hospital_status(session, principal.account)
