@@ -37,6 +37,8 @@ import type { ConsoleProfile } from './consoles';
 import { useLiveSession } from './live/useLiveSession';
 import { grabFrame, useVideoSource, videoSupport, FRAME_INTERVAL_MS, type VideoKind } from './video/useVideoSource';
 
+import './consoles.css';
+
 const NOT_CONFIGURED = 'The AI service is not configured. Please contact your administrator.';
 
 interface AudioEngine {

@@ -6,6 +6,8 @@ import { Button } from '@/components/ui/Button';
 import { paths } from '@/config/paths';
 import { CHOICES, type Choice } from './roles';
 
+import './landing.css';
+
 const DoctorIcon = () => (
     <svg viewBox="0 0 48 48" aria-hidden="true" focusable="false">
         <circle cx="24" cy="14" r="8" fill="none" stroke="currentColor" strokeWidth="3" />

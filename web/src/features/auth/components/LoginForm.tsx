@@ -18,6 +18,8 @@ import { serverText } from '../serverText';
 import { hasErrors, validateLogin, type FieldErrors, type LoginField } from '../validation';
 import { AuthCard } from './AuthCard';
 
+import '../auth.css';
+
 /**
  * The sign-in form shared by /doctor-login, /hospital-login and /admin-login.
  * Field errors and the failure message are kept as English keys and

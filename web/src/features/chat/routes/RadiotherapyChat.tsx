@@ -13,6 +13,8 @@ import { Alert } from '@/components/ui/Alert';
 import { Spinner } from '@/components/ui/Spinner';
 import { sendChatMessage, ChatError, CHAT_NETWORK, type ChatTurn } from '../api';
 
+import '../chat.css';
+
 interface Message extends ChatTurn {
     id: number;
 }

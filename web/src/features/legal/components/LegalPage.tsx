@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 
+import '../legal.css';
+
 /**
  * The layout of the two legal pages: one h1, the 'last updated' line (today,
  * per spec §2, written the current language's way), a table of contents and

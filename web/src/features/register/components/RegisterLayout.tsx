@@ -6,6 +6,8 @@ import { Checkbox } from '@/components/ui/Field';
 import { paths } from '@/config/paths';
 import type { Failure } from './useRegistrationForm';
 
+import '../register.css';
+
 /** The card every registration screen sits in; the title is the page's only h1. */
 export const RegisterPage = ({
     title,

@@ -18,6 +18,8 @@ import { annualSavings, priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
 import { Modal } from '@/components/ui/Modal';
 
+import '../subscriptions.css';
+
 /**
  * The hospital's plan selection (spec §2 "Subscription Management page",
  * §4 "Hospital plan change"): payment setup is verified first, then the

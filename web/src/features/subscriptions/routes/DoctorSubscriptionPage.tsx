@@ -16,6 +16,8 @@ import { Modal } from '@/components/ui/Modal';
 import { priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
 
+import '../subscriptions.css';
+
 /** /doctor-subscription (spec §2 "Doctor subscription page", §4 "Doctor checkout"). */
 const NO_PLAN = 'No Plan';
 

@@ -10,6 +10,8 @@ import { PlanSelectionModal } from '../components/PlanSelectionModal';
 import { planTone } from '../pricing';
 import { useFormat } from '../useFormat';
 
+import '../subscriptions.css';
+
 /** /subscription for hospitals (spec §2 "Subscription Management page"). */
 const HospitalSubscriptionPage = () => {
     const { t } = useTranslation('subscriptions');

@@ -10,6 +10,8 @@ import { useSession } from '@/lib/session/SessionProvider';
 import { checkoutMemory, confirmCheckoutSession, type CurrentSubscription } from '../api';
 import { Confetti } from '../components/Confetti';
 
+import '../subscriptions.css';
+
 /**
  * /subscription-success (spec §2, §4 "Doctor checkout", §9): confirm the
  * Checkout Session; while Stripe has not finished ('not yet found') retry up
