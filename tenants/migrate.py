@@ -29,7 +29,7 @@ from sqlalchemy import Connection, Engine, text
 
 from cara.models import PlatformBase, TenantBase
 from cara.models.base import PLATFORM_SCHEMA
-from tenants import naming, roles
+from tenants import citus, naming, roles
 
 HERE = Path(__file__).resolve().parent
 PLATFORM_SCRIPTS = HERE / "alembic" / "platform"
@@ -89,6 +89,9 @@ def upgrade_platform(engine: Engine, target: str = "head") -> None:
             metadata=PlatformBase.metadata,
         )
         roles.ensure_base_role(conn)
+    with engine.begin() as conn:
+        if citus.active(conn):  # a Citus coordinator: platform tables that tenants refer to
+            citus.distribute_platform(conn)
 
 
 def upgrade_tenant_schema(
@@ -105,6 +108,8 @@ def upgrade_tenant_schema(
     # A transaction-local search_path makes those land in this schema too; it
     # ends with the transaction, so it cannot leak through the pool.
     connection.execute(text(f'SET LOCAL search_path TO "{schema}"'))
+    if citus.active(connection):
+        citus.allow_tenant_triggers(connection)
     bound = connection.execution_options(schema_translate_map={None: schema})
     _run(
         bound,

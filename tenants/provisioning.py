@@ -13,7 +13,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from cara.models import Tenant, TenantBase
-from tenants import audit_guard, migrate, naming, roles
+from tenants import audit_guard, citus, migrate, naming, roles
 
 
 def create_tenant_schema(connection: Connection, schema: str) -> None:
@@ -23,7 +23,10 @@ def create_tenant_schema(connection: Connection, schema: str) -> None:
     fails, the schema disappears with the rollback.
     """
     naming.checked(schema)
-    connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    if citus.active(connection):
+        citus.create_schema(connection, schema)  # a distributed schema, placed on one worker
+    else:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     bound = connection.execution_options(schema_translate_map={None: schema})
     TenantBase.metadata.create_all(bound, checkfirst=False)
     audit_guard.install(connection, schema)

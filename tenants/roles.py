@@ -1,7 +1,9 @@
 """Per-tenant database roles: defence in depth under schema_translate_map.
 
 Every tenant schema gets a NOLOGIN role that may use that schema and nothing
-of any other tenant. Requests of an authenticated tenant user run their
+of any other tenant (on a Citus coordinator the role can log in, without a
+password: Citus opens the connection to the schema's worker as this role; see
+tenants/citus.py). Requests of an authenticated tenant user run their
 transactions under `SET LOCAL ROLE <tenant role>`, so even a query that names
 another hospital's schema explicitly is refused by PostgreSQL itself
 ("permission denied for schema ...").
@@ -22,7 +24,7 @@ from functools import lru_cache
 from sqlalchemy import Connection, text
 
 from cara.models.base import PLATFORM_SCHEMA
-from tenants import naming
+from tenants import citus, naming
 
 
 def _prefix(database: str) -> str:
@@ -39,10 +41,14 @@ def base_role(database: str) -> str:
     return f"{_prefix(database)}_base"
 
 
-def _create_role(connection: Connection, role: str) -> None:
-    exists = connection.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
-    if exists is None:
-        connection.execute(text(f'CREATE ROLE "{role}" NOLOGIN'))
+def _create_role(connection: Connection, role: str, *, login: bool = False) -> None:
+    found = connection.execute(
+        text("SELECT rolcanlogin FROM pg_roles WHERE rolname = :r"), {"r": role}
+    ).first()
+    if found is None:
+        connection.execute(text(f'CREATE ROLE "{role}" {"LOGIN" if login else "NOLOGIN"}'))
+    elif login and not found[0]:
+        connection.execute(text(f'ALTER ROLE "{role}" LOGIN'))
     # The application's own user must be allowed to SET ROLE to it
     # (automatic for superusers, needed for a CREATEROLE user on PostgreSQL 16+).
     connection.execute(text(f'GRANT "{role}" TO CURRENT_USER'))
@@ -67,7 +73,8 @@ def ensure_tenant_role(connection: Connection, schema: str) -> str:
     """Create the tenant's role with rights on its own schema only; idempotent."""
     database = str(connection.execute(text("SELECT current_database()")).scalar_one())
     role = role_for(database, schema)
-    _create_role(connection, role)
+    # On Citus the coordinator opens the connection to the schema's worker as this role.
+    _create_role(connection, role, login=citus.active(connection))
     connection.execute(text(f'GRANT "{base_role(database)}" TO "{role}"'))
     connection.execute(text(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"'))
     connection.execute(

@@ -1,0 +1,129 @@
+"""Tenant schemas on a Citus cluster (schema-based sharding), see docs/scale-out.md.
+
+On a database with the `citus` extension (the coordinator of a cluster) every tenant schema is a
+*distributed schema*: its tables live together on one worker, and the coordinator routes each
+statement there by the schema it names. Nothing changes on plain PostgreSQL: every function here
+first asks `active()`, and the callers (provisioning, platform migrations, roles, restore) behave
+exactly as before when it says no.
+
+* Platform tables that tenant tables reference (and those they reference in turn) become
+  reference tables, copied to every node, so tenant foreign keys into them hold on any worker.
+  The other platform tables stay on the coordinator (Citus makes those with keys into reference
+  tables "Citus local tables" on its own).
+* A new tenant schema is created with `citus.enable_schema_based_sharding` on for that one
+  statement, so the platform migrations' own schemas stay regular.
+* Citus reaches a worker with a connection as the *current* user, which inside a tenant request
+  is the tenant's role: on Citus tenant roles can log in (roles.py). Who may log in as them is
+  the nodes' pg_hba.conf business: workers accept them from the coordinator only, the
+  coordinator from nobody (they have no password).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Table, text
+
+from cara.models import PlatformBase, TenantBase
+from cara.models.base import PLATFORM_SCHEMA
+from tenants import naming
+
+
+def active(connection: Connection) -> bool:
+    """Whether this database is a Citus coordinator (has the citus extension)."""
+    found = connection.execute(text("SELECT 1 FROM pg_extension WHERE extname = 'citus'")).first()
+    return found is not None
+
+
+def reference_tables() -> list[str]:
+    """Platform tables that tenant tables reference, closed over their own keys; parents first."""
+    platform = {t.name: t for t in PlatformBase.metadata.tables.values()}
+
+    def parents(table: Table) -> set[str]:
+        return {
+            fk.column.table.name
+            for fk in table.foreign_keys
+            if fk.column.table.schema == PLATFORM_SCHEMA and fk.column.table is not table
+        }
+
+    needed: set[str] = set()
+    for table in TenantBase.metadata.tables.values():
+        needed |= parents(table)
+    frontier = set(needed)
+    while frontier:
+        frontier = {p for name in frontier for p in parents(platform[name])} - needed
+        needed |= frontier
+    ordered: list[str] = []
+    while len(ordered) < len(needed):
+        ready = sorted(n for n in needed - set(ordered) if parents(platform[n]) & needed <= set(ordered))
+        ordered.extend(ready)
+    return [f"{PLATFORM_SCHEMA}.{name}" for name in ordered]
+
+
+def distribute_platform(connection: Connection) -> list[str]:
+    """Make the reference tables so (idempotent); returns the tables changed now."""
+    done = set(
+        connection.execute(
+            text("SELECT logicalrelid::regclass::text FROM pg_dist_partition WHERE partmethod = 'n'")
+        ).scalars()
+    )
+    changed = []
+    for table in reference_tables():
+        if table not in done:
+            connection.execute(text("SELECT create_reference_table(CAST(:t AS regclass))"), {"t": table})
+            changed.append(table)
+    return changed
+
+
+def allow_tenant_triggers(connection: Connection) -> None:
+    """For this transaction: the audit log's append-only trigger (audit_guard) only raises an
+    error and touches no other table, the kind Citus allows on distributed tables once told so."""
+    connection.execute(text("SET LOCAL citus.enable_unsafe_triggers = on"))
+
+
+def create_schema(connection: Connection, schema: str) -> None:
+    """`CREATE SCHEMA` as a distributed schema; its tables then become tenant tables on one node."""
+    naming.checked(schema)
+    allow_tenant_triggers(connection)
+    connection.execute(text("SET LOCAL citus.enable_schema_based_sharding = on"))
+    connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    connection.execute(text("SET LOCAL citus.enable_schema_based_sharding = off"))
+
+
+def is_distributed(connection: Connection, schema: str) -> bool:
+    found = connection.execute(
+        text("SELECT 1 FROM pg_dist_schema WHERE schemaid = CAST(:s AS regnamespace)"), {"s": schema}
+    ).first()
+    return found is not None
+
+
+def distribute_schema(connection: Connection, schema: str) -> bool:
+    """Make an existing tenant schema (e.g. a restored one) distributed; False if it already was."""
+    naming.checked(schema)
+    if is_distributed(connection, schema):
+        return False
+    allow_tenant_triggers(connection)
+    connection.execute(text("SELECT citus_schema_distribute(CAST(:s AS regnamespace))"), {"s": schema})
+    return True
+
+
+def schema_node(connection: Connection, schema: str) -> tuple[str, int]:
+    """The worker (host, port) holding a distributed schema."""
+    row = connection.execute(
+        text(
+            "SELECT nodename, nodeport FROM pg_catalog.citus_shards"
+            " WHERE citus_table_type = 'schema' AND table_name::text LIKE :prefix LIMIT 1"
+        ),
+        {"prefix": f"{naming.checked(schema)}.%"},
+    ).one()
+    return str(row[0]), int(row[1])
+
+
+def move_schema(connection: Connection, schema: str, host: str, port: int, mode: str = "auto") -> None:
+    """Move every table of `schema` to another worker; reads and writes go on meanwhile
+    (logical replication; `mode='block_writes'` holds writes instead)."""
+    connection.execute(
+        text(
+            "SELECT citus_schema_move(CAST(:s AS regnamespace), :h, :p,"
+            " CAST(:m AS citus.shard_transfer_mode))"
+        ),
+        {"s": naming.checked(schema), "h": host, "p": port, "m": mode},
+    )
