@@ -38,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
     db_server = os.environ.get("TEST_DATABASE_URL")
     redis_url = os.environ.get("TEST_REDIS_URL")
     if not db_server or not redis_url:
-        from cara.devstack import embedded
+        from cara_devstack import embedded
 
         if not db_server:
             pg = embedded.start_postgres(REPO / ".data" / "test-postgres")
@@ -57,10 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
     test_url = make_url(db_server).set(database=dbname).render_as_string(hide_password=False)
     _state.update(dbname=dbname, server=db_server)
 
-    # Payments go to the project's Stripe double (cara.doubles.stripe) for the whole run, as in
+    # Payments go to the project's Stripe double (cara_doubles.stripe) for the whole run, as in
     # ./ops/dev; tests/cara/billing drives it. The signup trial is off unless a test turns it on,
     # so the other tests' accounts start without a subscription.
-    from cara.doubles.stripe import StripeDouble
+    from cara_doubles.stripe import StripeDouble
 
     stripe_double = StripeDouble().start()
     _state["stripe"] = stripe_double

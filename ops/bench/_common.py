@@ -207,7 +207,7 @@ def servers(stack: ExitStack) -> Iterator[Servers]:
     db_server = os.environ.get("BENCH_DATABASE_URL")
     redis_url = os.environ.get("BENCH_REDIS_URL")
     if not db_server or not redis_url:
-        from cara.devstack import embedded  # does not read settings
+        from cara_devstack import embedded  # does not read settings
 
         if not db_server:
             log("starting embedded PostgreSQL under .data/bench-postgres")
@@ -297,7 +297,7 @@ class ApiServer:
     """`python -m uvicorn cara.main:app --workers 1` on a free port, as a child process."""
 
     def __init__(self, log_path: Path) -> None:
-        from cara.devstack import embedded
+        from cara_devstack import embedded
 
         self._embedded = embedded
         self.port = embedded.free_port()

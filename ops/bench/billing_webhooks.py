@@ -4,7 +4,7 @@
 
 Prints figures only: mismatched final states (target 0) and events processed per second.
 
-Setup: the project's Stripe double (cara.doubles.stripe) runs in this process; one uvicorn worker
+Setup: the project's Stripe double (cara_doubles.stripe) runs in this process; one uvicorn worker
 and the catalogue synced into the double, as `./ops/dev` has them. Independent doctors (signup
 trial on) buy a doctor plan through the real `POST /api/subscription/create-checkout-session` and
 pay in the double; each subscription then lives a random life in the double (renewals paid or
@@ -34,7 +34,7 @@ import httpx
 from _common import ApiServer, Summary, create_doctors, log, run_bench
 
 if TYPE_CHECKING:
-    from cara.doubles.stripe import StripeDouble
+    from cara_doubles.stripe import StripeDouble
 
 
 def _life(double: StripeDouble, sub_id: str, prices: list[str], rng: random.Random) -> None:
@@ -120,7 +120,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    from cara.doubles.stripe import StripeDouble  # reads no settings
+    from cara_doubles.stripe import StripeDouble  # reads no settings
 
     double = StripeDouble().start()
     env = {

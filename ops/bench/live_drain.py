@@ -63,7 +63,7 @@ CONNECT_TIMEOUT_SECONDS = 60.0
 
 def serve_double(port: int, tls_dir: Path) -> None:
     """The Gemini double with a peer that answers audio and transcribes; reports close codes on demand."""
-    from cara.doubles.gemini import GeminiDouble, LiveBehaviour, LiveSession, TlsFiles, server_audio
+    from cara_doubles.gemini import GeminiDouble, LiveBehaviour, LiveSession, TlsFiles, server_audio
 
     reply = server_audio(bytes(REPLY_BYTES))
     half = CHUNKS_PER_SECOND // 2
@@ -113,7 +113,7 @@ def provider_close_codes(double: subprocess.Popen[str]) -> Counter[str]:
 def served_by_cara_serve() -> Iterator[None]:
     """_common's ApiServer starts `uvicorn cara.main:app`; start `python -m cara.serve` instead (what
     deployments run: its shutdown drains the relay), on the same port, environment and log file."""
-    from cara.devstack import embedded
+    from cara_devstack import embedded
 
     original = embedded.spawn
 

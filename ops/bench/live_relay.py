@@ -6,7 +6,7 @@ Prints figures only; the budget (added latency p99 < 2 ms) is printed next to th
 
 Path measured: a 'browser' (websockets client, JSON frames as the web console sends them)
 -> the API on uvicorn (/api/live, the real relay: auth, consultation row, google-genai SDK)
--> the Gemini double over TLS (cara.doubles.gemini, in its own process) and back. Every
+-> the Gemini double over TLS (cara_doubles.gemini, in its own process) and back. Every
 microphone chunk (2048 samples, 4 KiB of PCM) carries its send time in its first bytes; the
 double answers each with a 24 kHz reply chunk that carries the three times (browser sent,
 double received, double replied). The one-way latencies are:
@@ -80,7 +80,7 @@ API_KEY = "bench-gemini-key"
 
 def serve_double(port: int, tls_dir: Path) -> None:
     """The Gemini double with an echo peer: one timed reply per microphone chunk."""
-    from cara.doubles.gemini import GeminiDouble, LiveBehaviour, LiveSession, TlsFiles, server_audio
+    from cara_doubles.gemini import GeminiDouble, LiveBehaviour, LiveSession, TlsFiles, server_audio
 
     class EchoPeer(LiveBehaviour):
         async def on_message(self, session: LiveSession, message: dict[str, Any]) -> None:
@@ -265,7 +265,7 @@ def family_cpu_seconds(pid: int | None) -> float:
 @contextlib.contextmanager
 def api_workers(count: int) -> Iterator[None]:
     """Start the API with `count` uvicorn worker processes instead of _common's one."""
-    from cara.devstack import embedded
+    from cara_devstack import embedded
 
     original = embedded.spawn
 
@@ -334,8 +334,8 @@ def gemini_double(script: str = __file__, *, commands: bool = False) -> Iterator
     The child prints "ready" once it listens. With `commands`, its stdin is a pipe the script may
     talk to; closing it is the child's cue to stop, before SIGTERM is.
     """
-    from cara.devstack import embedded
-    from cara.doubles.gemini import write_tls_files
+    from cara_devstack import embedded
+    from cara_doubles.gemini import write_tls_files
 
     tls_dir = Path(tempfile.mkdtemp(prefix="cara-bench-gemini-"))
     tls = write_tls_files(tls_dir)

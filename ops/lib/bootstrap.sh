@@ -41,6 +41,9 @@ ensure_python_env() {
   local site
   site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   printf '%s\n%s\n' "$REPO_ROOT/platform" "$REPO_ROOT" > "$site/cara-paths.pth"
+  # The development tools (cara_doubles, cara_devstack) live in ops/devtools, outside the
+  # application: only this development environment puts them on the path, never the image.
+  printf '%s\n' "$REPO_ROOT/ops/devtools" > "$site/cara-devtools.pth"
 }
 
 # Install a web app's node modules (when package-lock.json changed) and build it.

@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     # that the AI service is not configured; the key never leaves the server.
     gemini_api_key: str | None = None
     # Another address for the provider (e.g. the project's Gemini double,
-    # cara.doubles.gemini); the SDK switches the scheme to wss for Live.
+    # cara_doubles.gemini); the SDK switches the scheme to wss for Live.
     gemini_base_url: str | None = None
     # An extra CA certificate (PEM file) to trust for the provider's TLS, e.g.
     # the double's throwaway CA; the system's CAs stay trusted.
@@ -84,7 +84,7 @@ class Settings(BaseSettings):
     # 'Payment system is not properly configured'; the keys never leave the server.
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
-    # Another address for Stripe's API: the project's test double (cara.doubles.stripe).
+    # Another address for Stripe's API: the project's test double (cara_doubles.stripe).
     stripe_api_base: str | None = None
     stripe_currency: str = "usd"
     # Independent doctors start on a free trial of this many days at signup (0: no trial).

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble
+from cara_doubles.gemini import GeminiDouble
 
 
 @pytest.fixture(scope="session")

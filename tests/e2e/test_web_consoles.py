@@ -2,7 +2,7 @@
 
 What runs:
 
-* the project's Gemini double (cara.doubles.gemini), a TLS server in this
+* the project's Gemini double (cara_doubles.gemini), a TLS server in this
   process speaking the real Live and generateContent wire protocols;
 * the API (uvicorn subprocess, like tests/e2e/conftest.py `live_server`)
   configured for the double exactly as an operator would (GEMINI_API_KEY,
@@ -41,7 +41,7 @@ import httpx
 import pytest
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble, GenerateRequest, LiveSession, pcm_tone
+from cara_doubles.gemini import GeminiDouble, GenerateRequest, LiveSession, pcm_tone
 from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.factories import doctor_payload, signup

@@ -1,7 +1,7 @@
 """The one place that builds the Stripe client and turns provider failures into our errors.
 
 Production and tests share this path: only `STRIPE_API_BASE` differs (the
-project's test double, cara.doubles.stripe). The secret key stays here; it is
+project's test double, cara_doubles.stripe). The secret key stays here; it is
 never logged, returned or put on a span.
 """
 

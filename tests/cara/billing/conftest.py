@@ -1,6 +1,6 @@
 """Fixtures of the billing tests: the run's Stripe double and helpers that act like Stripe.
 
-The double (cara.doubles.stripe) runs for the whole test session (tests/conftest.py) and the
+The double (cara_doubles.stripe) runs for the whole test session (tests/conftest.py) and the
 settings point at it, so the code under test uses the official SDK exactly as in production.
 Stripe's webhooks are not pushed by the double here: a test takes the events it produced and
 posts them, signed, to the API itself, in the order and as often as it wants.
@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import func, select
 
 from cara.config import get_settings
-from cara.doubles.stripe import StripeDouble
 from cara.kit.db import session_scope
 from cara.models import ProviderEvent
+from cara_doubles.stripe import StripeDouble
 from tests import conftest as root
 from tests.factories import auth
 

@@ -8,10 +8,10 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 
-from cara.doubles.stripe import CARD_DECLINED, StripeError
 from cara.kit.db import session_scope
 from cara.models import Account, Payment, Subscription
 from cara.subscriptions.service import grants_clinical_access
+from cara_doubles.stripe import CARD_DECLINED, StripeError
 from tests.cara.billing.conftest import Stripe, wait_processed
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from cara.doubles.gemini import GeminiDouble, GenerateRequest
+from cara_doubles.gemini import GeminiDouble, GenerateRequest
 from tests.factories import auth, doctor_payload, signup
 
 URL = "/api/radiotherapy-chat/messages"

@@ -1,4 +1,4 @@
-"""The Gemini double as a scripted demo peer: `python -m cara.doubles.gemini` and `./ops/dev --demo-ai`."""
+"""The Gemini double as a scripted demo peer: `python -m cara_doubles.gemini` and `./ops/dev --demo-ai`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from cara.config import get_settings
-from cara.doubles.gemini import DemoPeer, GeminiDouble
 from cara.kit import gemini as gemini_clients
+from cara_doubles.gemini import DemoPeer, GeminiDouble
 from tests.cara.live.conftest import Browser, doctor_token
 
 REPO = Path(__file__).resolve().parents[3]
@@ -50,7 +50,7 @@ def test_demo_peer_calls_the_dose_tool_when_asked(
 def test_command_line_peer(tmp_path: Path, monkeypatch: Any) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "cara.doubles.gemini", "--port", "0", "--tls-dir", str(tmp_path)],
+        [sys.executable, "-m", "cara_doubles.gemini", "--port", "0", "--tls-dir", str(tmp_path)],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
@@ -85,7 +85,7 @@ def test_command_line_peer(tmp_path: Path, monkeypatch: Any) -> None:
 
 
 def test_ops_dev_demo_ai_points_the_stack_at_the_demo_peer(tmp_path: Path, monkeypatch: Any) -> None:
-    from cara.devstack import __main__ as devstack
+    from cara_devstack import __main__ as devstack
 
     monkeypatch.setattr(devstack, "DATA_DIR", tmp_path)
     env = {"GEMINI_API_KEY": "a-real-key"}
@@ -96,5 +96,5 @@ def test_ops_dev_demo_ai_points_the_stack_at_the_demo_peer(tmp_path: Path, monke
     assert (tmp_path / "gemini-double" / "server.pem").exists()
     port = env["GEMINI_BASE_URL"].rsplit(":", 1)[1]
     assert command == [
-        "cara.doubles.gemini", "--port", port, "--tls-dir", str(tmp_path / "gemini-double"), "--reuse-tls"
+        "cara_doubles.gemini", "--port", port, "--tls-dir", str(tmp_path / "gemini-double"), "--reuse-tls"
     ]  # fmt: skip

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from cara.doubles.gemini import GeminiDouble
 from cara.kit import lifecycle
 from cara.kit.db import get_engine
 from cara.live import messages as m
 from cara.live import relay
 from cara.serve import DrainingServer, config
+from cara_doubles.gemini import GeminiDouble
 from tests.cara.live.conftest import Browser, doctor_token, start_in_thread
 
 

@@ -21,13 +21,13 @@ from sqlalchemy import update
 from cara.auth import tokens
 from cara.auth.principal import AUTH_FAILED
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble
 from cara.kit.db import session_scope
 from cara.live import endpoints
 from cara.live.access import NEEDS_SUBSCRIPTION
 from cara.live.messages import CLOSE_CODES
 from cara.models import Subscription
 from cara.models.base import utcnow
+from cara_doubles.gemini import GeminiDouble
 from tests.cara.admin_console.seed import subscribe
 from tests.cara.live.conftest import Browser, Json, doctor_token
 from tests.cara.live.test_relay import b64, connect, consultation_row, stored

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import text
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble, LiveSession, decode_base64
 from cara.kit.db import get_engine
+from cara_doubles.gemini import GeminiDouble, LiveSession, decode_base64
 from tests.cara.live.conftest import Browser, Json, doctor_token, hospital_doctor_token
 from tests.factories import hospital_payload, signup
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble
+from cara_doubles.gemini import GeminiDouble
 from tests.cara.live.conftest import Browser, doctor_token
 
 CONSOLES = [

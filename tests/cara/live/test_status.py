@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble
+from cara_doubles.gemini import GeminiDouble
 from tests.factories import auth, doctor_payload, signup
 
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from cara.config import get_settings
-from cara.doubles.gemini import GeminiDouble, GenerateRequest
 from cara.kit.redis import get_redis
+from cara_doubles.gemini import GeminiDouble, GenerateRequest
 from tests.factories import auth, doctor_payload, hospital_payload, signup
 
 TRANSCRIPT = "Clinician: Hey Cara, 67-year-old with chest pain.\nCara: Consider an ECG within ten minutes."

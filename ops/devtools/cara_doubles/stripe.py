@@ -27,7 +27,7 @@ What it speaks:
   take them from `double.events` and post them themselves, in any order and
   as often as they like (`webhook_request`).
 
-Run it for local demos: `python -m cara.doubles.stripe --webhook-url
+Run it for local demos: `python -m cara_doubles.stripe --webhook-url
 http://127.0.0.1:8000/api/stripe/webhook` (`./ops/dev` does this when
 `STRIPE_SECRET_KEY` is unset).
 """
@@ -54,7 +54,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 import httpx
 
-log = logging.getLogger("cara.doubles.stripe")
+log = logging.getLogger("cara_doubles.stripe")
 
 DEFAULT_SECRET_KEY = "sk_test_cara_double_0000000000000000"  # noqa: S105 - a fixed key for a local double
 DEFAULT_WEBHOOK_SECRET = "whsec_cara_double_0000000000000000"  # noqa: S105
@@ -1117,7 +1117,7 @@ def running(**kwargs: Any) -> Iterator[StripeDouble]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m cara.doubles.stripe", description="Run the Stripe test double (not Stripe)."
+        prog="python -m cara_doubles.stripe", description="Run the Stripe test double (not Stripe)."
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=12111)

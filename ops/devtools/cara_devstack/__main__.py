@@ -1,4 +1,4 @@
-"""``python -m cara.devstack [--port N] [--demo-ai]``: the whole development stack in one terminal.
+"""``python -m cara_devstack [--port N] [--demo-ai]``: the whole development stack in one terminal.
 
 This is the process supervisor behind ``./ops/dev``. It
 
@@ -33,7 +33,7 @@ from typing import TextIO
 
 import httpx
 
-from cara.devstack.embedded import (
+from cara_devstack.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
     ServerError,
@@ -43,7 +43,7 @@ from cara.devstack.embedded import (
     stop_process,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[3]  # platform/cara/devstack/__main__.py
+REPO_ROOT = Path(__file__).resolve().parents[3]  # ops/devtools/cara_devstack/__main__.py
 DATA_DIR = REPO_ROOT / ".data"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -239,7 +239,7 @@ class Supervisor:
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m cara.devstack",
+        prog="python -m cara_devstack",
         description="Run Cara for development: databases, migrations, seed data, API, worker, scheduler.",
     )
     parser.add_argument(
@@ -334,7 +334,7 @@ def _demo_ai(env: dict[str, str]) -> list[str]:
     trust the double from their first connection; a real key in the environment
     is not used while --demo-ai is on.
     """
-    from cara.doubles.gemini import DEFAULT_API_KEY, write_tls_files
+    from cara_doubles.gemini import DEFAULT_API_KEY, write_tls_files
 
     tls_dir = DATA_DIR / "gemini-double"
     tls = write_tls_files(tls_dir)
@@ -346,7 +346,7 @@ def _demo_ai(env: dict[str, str]) -> list[str]:
         GEMINI_BASE_URL=f"https://{HOST}:{port}",
         GEMINI_CA_FILE=str(tls.ca_file),
     )
-    return ["cara.doubles.gemini", "--port", str(port), "--tls-dir", str(tls_dir), "--reuse-tls"]
+    return ["cara_doubles.gemini", "--port", str(port), "--tls-dir", str(tls_dir), "--reuse-tls"]
 
 
 def _wait_until_healthy(
@@ -383,10 +383,10 @@ def _free_port() -> int:
 
 
 def _start_stripe_double(supervisor: Supervisor, env: dict[str, str], api_port: int, out: Output) -> None:
-    """Without STRIPE_SECRET_KEY, payments go to the project's Stripe test double (cara.doubles.stripe):
+    """Without STRIPE_SECRET_KEY, payments go to the project's Stripe test double (cara_doubles.stripe):
     its hosted checkout takes the test card 4242 4242 4242 4242 and it posts signed webhooks to the
     API. Its memory starts empty at every run; the seed puts the plans back in it."""
-    from cara.doubles.stripe import DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET
+    from cara_doubles.stripe import DEFAULT_SECRET_KEY, DEFAULT_WEBHOOK_SECRET
 
     port = _free_port()
     env.update(
@@ -395,7 +395,7 @@ def _start_stripe_double(supervisor: Supervisor, env: dict[str, str], api_port: 
         STRIPE_API_BASE=f"http://{HOST}:{port}",
     )
     webhook = f"http://{HOST}:{api_port}/api/stripe/webhook"
-    supervisor.start_service("stripe", ["cara.doubles.stripe", "--port", str(port), "--webhook-url", webhook])
+    supervisor.start_service("stripe", ["cara_doubles.stripe", "--port", str(port), "--webhook-url", webhook])
     deadline = time.monotonic() + 30
     while not _port_in_use(port):
         supervisor.check()
@@ -444,7 +444,7 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     out = Output(sys.stdout)
-    embedded_logger = logging.getLogger("cara.devstack.embedded")
+    embedded_logger = logging.getLogger("cara_devstack.embedded")
     embedded_logger.addHandler(_OutputLogHandler(out))
     embedded_logger.setLevel(logging.INFO)
 
