@@ -44,7 +44,7 @@ from sqlalchemy.exc import IntegrityError
 
 from cara.kit import platform_audit as audit
 from cara.kit.db import get_engine, session_scope
-from tenants import audit_guard, migrate, naming, ownership, pgtools, roles
+from tenants import audit_guard, citus, migrate, naming, ownership, pgtools, roles
 from tenants.ownership import Refused
 
 FORMAT = "cara-tenant-export"
@@ -590,6 +590,8 @@ def _finish(
     with session_scope() as session:
         conn = session.connection()
         role = None
+        if citus.active(conn):  # on a Citus coordinator the schema goes to a worker first
+            citus.distribute_schema(conn, target)
         if register:
             for table in ownership.INSERT_ORDER:
                 rows = meta["platform"][table]

@@ -105,6 +105,23 @@ def distribute_schema(connection: Connection, schema: str) -> bool:
     return True
 
 
+def end_role_sessions(connection: Connection, role: str) -> None:
+    """Close the workers' sessions of a tenant role being dropped.
+
+    The coordinator keeps its connections to a worker open between transactions, logged in as
+    the role that made them: after the role is dropped (erasure) and made again under the same
+    name (restore), those sessions would still run as the old, dropped role and be refused. The
+    coordinator opens new ones on its next use."""
+    connection.execute(
+        text(
+            "SELECT * FROM run_command_on_workers(format("
+            "'SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = %L', "
+            "CAST(:r AS text)))"
+        ),
+        {"r": role},
+    )
+
+
 def schema_node(connection: Connection, schema: str) -> tuple[str, int]:
     """The worker (host, port) holding a distributed schema."""
     row = connection.execute(

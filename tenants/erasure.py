@@ -28,7 +28,7 @@ from sqlalchemy import Connection, text
 
 from cara.kit import platform_audit as audit
 from cara.kit.db import session_scope
-from tenants import naming, ownership, roles
+from tenants import citus, naming, ownership, roles
 from tenants.backup import checked_schema, schema_exists, table_counts
 from tenants.ownership import Refused
 
@@ -138,6 +138,8 @@ def erase_tenant(schema: str) -> ErasureReport:
             # roles are cluster-wide but this one was only ever granted rights here.
             conn.execute(text(f'DROP OWNED BY "{role}"'))
             conn.execute(text(f'DROP ROLE "{role}"'))
+            if citus.active(conn):
+                citus.end_role_sessions(conn, role)
 
         audit.record_platform(
             session,

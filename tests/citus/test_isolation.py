@@ -4,4 +4,4 @@ worker and the per-tenant roles reaching it through the coordinator."""
 
 from __future__ import annotations
 
-from tests.tenants.test_isolation import *
+from tests.tenants.test_isolation import *  # noqa: F403
