@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 
 import dramatiq
-from sqlalchemy import select
 
+from cara.auth import repository as accounts
 from cara.config import get_settings
 from cara.kit.db import session_scope
-from cara.models import Account, AdminInvitation, PasswordReset
 from cara.models.base import utcnow
 from cara.notifications import mailer
+from cara.registration import repository as invitations
 from workers.broker import broker
 
 
@@ -19,12 +19,7 @@ from workers.broker import broker
 def password_reset(reset_id: str, token: str) -> None:
     """Email the reset link. Idempotent: a reset already mailed or used is skipped."""
     with session_scope() as session:
-        row = session.execute(
-            select(PasswordReset, Account.email)
-            .join(Account, Account.id == PasswordReset.account_id)
-            .where(PasswordReset.id == uuid.UUID(reset_id))
-            .with_for_update(of=PasswordReset)
-        ).first()
+        row = accounts.reset_with_email(session, uuid.UUID(reset_id))
         if row is None:
             return
         reset, email = row
@@ -47,7 +42,7 @@ def password_reset(reset_id: str, token: str) -> None:
 @dramatiq.actor(broker=broker, actor_name="mail.admin_invitation", queue_name="mail", max_retries=5)
 def admin_invitation(invitation_id: str, token: str) -> None:
     with session_scope() as session:
-        invitation = session.get(AdminInvitation, uuid.UUID(invitation_id), with_for_update=True)
+        invitation = invitations.invitation_for_update(session, uuid.UUID(invitation_id))
         if invitation is None or invitation.mailed_at is not None or invitation.accepted_at is not None:
             return
         link = f"{get_settings().public_base_url}/admin-register?invitation={token}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import dramatiq
-from sqlalchemy import delete, or_
 
+from cara.auth import repository as accounts
 from cara.kit.db import session_scope
-from cara.models import AdminInvitation, PasswordReset
 from cara.models.base import utcnow
+from cara.registration import repository as invitations
 from workers.broker import broker
 
 
@@ -20,9 +20,5 @@ def purge_expired_tokens() -> None:
     """Delete reset and invitation tokens that expired more than a day ago."""
     cutoff = utcnow() - timedelta(days=1)
     with session_scope() as session:
-        session.execute(delete(PasswordReset).where(PasswordReset.expires_at < cutoff))
-        session.execute(
-            delete(AdminInvitation).where(
-                or_(AdminInvitation.expires_at < cutoff, AdminInvitation.accepted_at < cutoff)
-            )
-        )
+        accounts.delete_resets_expired_before(session, cutoff)
+        invitations.delete_invitations_done_before(session, cutoff)

@@ -14,14 +14,13 @@ from typing import Annotated
 
 import redis
 from fastapi import Depends, Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from cara.auth import tokens
+from cara.auth import repository, tokens
 from cara.auth.dependencies import DbSession, bearer_token
 from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
-from cara.models import Account, Tenant
+from cara.models import Account
 from tenants import naming
 
 AUTH_FAILED = "Authentication failed. Please log in again."
@@ -84,11 +83,7 @@ def principal_for_claims(session: Session, claims: tokens.TokenClaims) -> Princi
         # Fail closed: without the revocation list we cannot tell a logged-out token.
         raise ServiceUnavailable("Service temporarily unavailable. Please try again shortly.") from exc
 
-    row = session.execute(
-        select(Account, Tenant.schema_name, Tenant.kind, Tenant.status)
-        .outerjoin(Tenant, Tenant.id == Account.tenant_id)
-        .where(Account.id == claims.account_id)
-    ).first()
+    row = repository.account_with_tenant(session, claims.account_id)
     if row is None:
         raise Unauthorized(AUTH_FAILED)
     account, schema, kind, tenant_status = row

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from cara.models import Account, DoctorProfile, Hospital, PasswordReset, Tenant
@@ -17,6 +17,18 @@ def account_by_email(session: Session, email: str) -> Account | None:
 
 def email_taken(session: Session, email: str) -> bool:
     return session.scalar(select(Account.id).where(Account.email == email)) is not None
+
+
+def account_with_tenant(
+    session: Session, account_id: uuid.UUID
+) -> tuple[Account, str | None, str | None, str | None] | None:
+    """The account with its tenant's schema, kind and status (all None without a tenant)."""
+    row = session.execute(
+        select(Account, Tenant.schema_name, Tenant.kind, Tenant.status)
+        .outerjoin(Tenant, Tenant.id == Account.tenant_id)
+        .where(Account.id == account_id)
+    ).first()
+    return None if row is None else (row[0], row[1], row[2], row[3])
 
 
 def tenant_of(session: Session, account: Account) -> Tenant | None:
@@ -44,3 +56,18 @@ def invalidate_resets(session: Session, account_id: uuid.UUID, now: datetime) ->
         .where(PasswordReset.account_id == account_id, PasswordReset.used_at.is_(None))
         .values(used_at=now)
     )
+
+
+def reset_with_email(session: Session, reset_id: uuid.UUID) -> tuple[PasswordReset, str] | None:
+    """A password reset and its account's email, the reset locked until commit (mailed once)."""
+    row = session.execute(
+        select(PasswordReset, Account.email)
+        .join(Account, Account.id == PasswordReset.account_id)
+        .where(PasswordReset.id == reset_id)
+        .with_for_update(of=PasswordReset)
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
+def delete_resets_expired_before(session: Session, cutoff: datetime) -> None:
+    session.execute(delete(PasswordReset).where(PasswordReset.expires_at < cutoff))

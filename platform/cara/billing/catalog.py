@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 import stripe
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from cara.billing import repository
 from cara.billing.stripe_api import is_missing
 from cara.config import get_settings
 from cara.models import Plan
@@ -57,7 +57,7 @@ def is_synced(plan: Plan) -> bool:
 
 def sync_catalog(session: Session, client: stripe.StripeClient) -> int:
     """Create or refresh every active plan's Product and Prices; returns how many plans."""
-    plans = list(session.scalars(select(Plan).where(Plan.is_active.is_(True)).order_by(Plan.code)))
+    plans = repository.active_plans_by_code(session)
     for plan in plans:
         sync_plan(client, plan)
     session.flush()

@@ -16,7 +16,6 @@ from datetime import timedelta
 from typing import Any
 
 import stripe
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.billing import repository, stripe_api
@@ -26,7 +25,6 @@ from cara.config import get_settings
 from cara.kit.db import platform_session
 from cara.kit.errors import BadRequest, ServiceUnavailable
 from cara.kit.jobs import enqueue_after_commit
-from cara.models import ProviderEvent
 from cara.models.base import utcnow
 
 log = logging.getLogger("cara.billing")
@@ -83,7 +81,7 @@ def process(event_row_id: int) -> bool:
     """Act on one stored event (the actor's body); returns whether it was handled now."""
     session = platform_session()
     try:
-        event = session.get(ProviderEvent, event_row_id, with_for_update=True)
+        event = repository.event_for_update(session, event_row_id)
         if event is None or event.processed_at is not None:
             return False
         obj = (event.payload.get("data") or {}).get("object") or {}
@@ -116,12 +114,7 @@ def replay_pending(session: Session, *, older_than_minutes: float) -> int:
     lock, so an event that is also still queued is handled once.
     """
     cutoff = utcnow() - timedelta(minutes=older_than_minutes)
-    ids = session.scalars(
-        select(ProviderEvent.id)
-        .where(ProviderEvent.source == SOURCE, ProviderEvent.processed_at.is_(None))
-        .where(ProviderEvent.received_at <= cutoff)
-        .order_by(ProviderEvent.received_at)
-    ).all()
+    ids = repository.unprocessed_event_ids(session, SOURCE, cutoff)
     for row_id in ids:
         enqueue_after_commit(session, PROCESS_ACTOR, event_row_id=row_id)
     return len(ids)

@@ -21,6 +21,10 @@ def active_plans(session: Session, audience: str | None = None) -> list[Plan]:
     return list(session.scalars(stmt.order_by(Plan.sort_order, Plan.name)))
 
 
+def active_plans_by_code(session: Session) -> list[Plan]:
+    return list(session.scalars(select(Plan).where(Plan.is_active.is_(True)).order_by(Plan.code)))
+
+
 def plan_by_name(session: Session, name: str) -> list[Plan]:
     """Active plans of that name (case-insensitive), any audience."""
     return list(
@@ -147,3 +151,19 @@ def expire_local_trials(session: Session, now: datetime) -> int:
         .values(status="canceled", updated_at=now)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def event_for_update(session: Session, event_row_id: int) -> ProviderEvent | None:
+    """A stored provider event, locked until commit (processed once)."""
+    return session.get(ProviderEvent, event_row_id, with_for_update=True)
+
+
+def unprocessed_event_ids(session: Session, source: str, received_before: datetime) -> list[int]:
+    """Ids of the source's events still unprocessed, received before the cutoff, oldest first."""
+    ids = session.scalars(
+        select(ProviderEvent.id)
+        .where(ProviderEvent.source == source, ProviderEvent.processed_at.is_(None))
+        .where(ProviderEvent.received_at <= received_before)
+        .order_by(ProviderEvent.received_at)
+    ).all()
+    return list(ids)

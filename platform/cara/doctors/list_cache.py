@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from pydantic import TypeAdapter
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from cara.doctors import repository
 from cara.doctors.schemas import HospitalDoctorOut
-from cara.models import Account, DoctorProfile
 
 MAX_BYTES = 32 * 1024 * 1024
 _ENCODER = TypeAdapter(list[HospitalDoctorOut])
@@ -53,21 +52,10 @@ Version = tuple[str, str, bool | None, int, Decimal | None, Decimal | None]
 
 
 def version(session: Session, schema: str, hospital_id: uuid.UUID, hospital_created: bool | None) -> Version:
-    query = (
-        select(
-            func.count(),
-            # numeric in PostgreSQL: exact to the microsecond, however many rows are summed
-            func.sum(func.extract("epoch", Account.updated_at)),
-            func.sum(func.extract("epoch", DoctorProfile.updated_at)),
-        )
-        .select_from(Account)
-        .join(DoctorProfile, DoctorProfile.account_id == Account.id)
-        .where(Account.hospital_id == hospital_id, Account.role == "doctor")
+    count, accounts_changed, profiles_changed = repository.list_version(
+        session, hospital_id, hospital_created=hospital_created
     )
-    if hospital_created is not None:
-        query = query.where(DoctorProfile.is_hospital_created.is_(hospital_created))
-    count, accounts_changed, profiles_changed = session.execute(query).one()
-    return (schema, str(hospital_id), hospital_created, int(count), accounts_changed, profiles_changed)
+    return (schema, str(hospital_id), hospital_created, count, accounts_changed, profiles_changed)
 
 
 class ListCache:

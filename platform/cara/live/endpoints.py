@@ -41,7 +41,7 @@ from cara.live import messages as m
 from cara.live.access import check_assistant_access
 from cara.live.profiles import PROFILES, profile_for
 from cara.live.relay import BrowserGone, BrowserLink, LiveRelay, Refused
-from cara.live.transcript import TenantScope
+from cara.live.repository import TenantScope
 
 router = APIRouter(tags=["live"])
 UNKNOWN_CONSOLE = "Unknown assistant console."

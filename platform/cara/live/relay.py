@@ -50,14 +50,8 @@ from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
 from cara.live.profiles import ConsoleProfile, live_config
-from cara.live.transcript import (
-    Line,
-    LineAssembler,
-    TenantScope,
-    TranscriptWriter,
-    end_consultation,
-    start_consultation,
-)
+from cara.live.repository import TenantScope, end_consultation, start_consultation
+from cara.live.transcript import Line, LineAssembler, TranscriptWriter
 from cara.live.upstream import Upstream, open_upstream
 from cara.live.wake import WakeEvent, WakeState
 

@@ -16,14 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import update
-
-from cara.kit.db import restrict_to_tenant_role, tenant_session
-from cara.models import Consultation, TranscriptLine
+from cara.live.repository import TenantScope, store_lines
 from cara.models.base import utcnow
 
 log = logging.getLogger("cara.live")
@@ -101,51 +97,6 @@ class LineAssembler:
 
 
 # ------------------------------------------------------------------ storage
-
-
-@dataclass(frozen=True)
-class TenantScope:
-    """Where a doctor's rows live and the database role that confines them."""
-
-    schema: str
-    role: str
-    account_id: uuid.UUID
-
-
-def start_consultation(scope: TenantScope, console: str, model: str) -> uuid.UUID:
-    with tenant_session(scope.schema) as session:
-        restrict_to_tenant_role(session, scope.role)
-        consultation = Consultation(doctor_account_id=scope.account_id, console=console, model=model)
-        session.add(consultation)
-        session.commit()
-        return consultation.id
-
-
-def store_lines(scope: TenantScope, consultation_id: uuid.UUID, lines: Iterable[Line]) -> None:
-    with tenant_session(scope.schema) as session:
-        restrict_to_tenant_role(session, scope.role)
-        session.add_all(
-            TranscriptLine(
-                consultation_id=consultation_id,
-                seq=line.seq,
-                speaker=line.speaker,
-                text=line.text,
-                spoken_at=line.at,
-            )
-            for line in lines
-        )
-        session.commit()
-
-
-def end_consultation(scope: TenantScope, consultation_id: uuid.UUID, reconnects: int) -> None:
-    with tenant_session(scope.schema) as session:
-        restrict_to_tenant_role(session, scope.role)
-        session.execute(
-            update(Consultation)
-            .where(Consultation.id == consultation_id, Consultation.doctor_account_id == scope.account_id)
-            .values(ended_at=utcnow(), reconnects=reconnects)
-        )
-        session.commit()
 
 
 # A database failover takes seconds to tens of seconds: the lines wait in memory

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.models import Plan
+from cara.plans import repository
 from cara.plans.catalog import CATALOG
 
 
 def seed_plans(session: Session) -> int:
     """Insert missing plans and refresh existing ones by code; returns how many changed."""
-    existing = {p.code: p for p in session.scalars(select(Plan))}
+    existing = repository.plans_by_code(session)
     changed = 0
     for spec in CATALOG:
         plan = existing.get(spec.code)

@@ -16,14 +16,14 @@ import unicodedata
 import uuid
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
 from cara.auth.principal import Principal
 from cara.kit.errors import Conflict, NotFound, PayloadTooLarge, ValidationFailed
-from cara.models import Account, CertificateFile, DoctorProfile
+from cara.models import CertificateFile
 from cara.models.base import utcnow
+from cara.profiles import repository
 
 CERTIFICATE_UPLOAD_PATH = "/api/auth/doctor/certificates"
 MAX_CERTIFICATE_BYTES = 5 * 1024 * 1024
@@ -65,11 +65,11 @@ def store(session: Session, principal: Principal, raw_name: str | None, content:
     content_type = sniff(content)
     if content_type is None:
         raise ValidationFailed({"file": WRONG_TYPE})
-    if _held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
+    if repository.files_held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
         # Uploads of edits that were cancelled are only removed by the next save: make room
         # from those first (older than an hour, so not the ones of the edit going on now).
         _drop_abandoned(session, principal.id)
-    if _held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
+    if repository.files_held(session, principal.id) >= MAX_FILES_PER_DOCTOR:
         raise Conflict(
             f"You can keep at most {MAX_FILES_PER_DOCTOR} certificate files. Remove a certification first.",
             fields={"file": "Too many files"},
@@ -82,8 +82,7 @@ def store(session: Session, principal: Principal, raw_name: str | None, content:
         sha256=hashlib.sha256(content).hexdigest(),
         content=content,
     )
-    session.add(record)
-    session.flush()
+    repository.add_file(session, record)
     audit.record_tenant(
         session,
         action="certificate.uploaded",
@@ -95,58 +94,26 @@ def store(session: Session, principal: Principal, raw_name: str | None, content:
     return record
 
 
-def _held(session: Session, account_id: uuid.UUID) -> int:
-    count = session.scalar(
-        select(func.count()).select_from(CertificateFile).where(CertificateFile.account_id == account_id)
-    )
-    return int(count or 0)
-
-
 def _drop_abandoned(session: Session, account_id: uuid.UUID) -> None:
-    profile = session.scalar(select(DoctorProfile).where(DoctorProfile.account_id == account_id))
+    profile = repository.doctor_profile(session, account_id)
     referenced = {
         uuid.UUID(str(c["fileId"]))
         for c in (profile.certifications if profile else [])
         if isinstance(c, dict) and c.get("fileId")
     }
-    query = delete(CertificateFile).where(
-        CertificateFile.account_id == account_id,
-        CertificateFile.created_at < utcnow() - ABANDONED_AFTER,
-    )
-    if referenced:
-        query = query.where(CertificateFile.id.not_in(referenced))
-    session.execute(query)
+    repository.delete_files(session, account_id, keep=referenced, created_before=utcnow() - ABANDONED_AFTER)
 
 
 def owned_files(
     session: Session, account_id: uuid.UUID, ids: set[uuid.UUID]
 ) -> dict[uuid.UUID, CertificateFile]:
     """Which of `ids` are files of this account (metadata only, without the bytes)."""
-    if not ids:
-        return {}
-    rows = session.execute(
-        select(
-            CertificateFile.id,
-            CertificateFile.file_name,
-            CertificateFile.content_type,
-            CertificateFile.size_bytes,
-        ).where(CertificateFile.account_id == account_id, CertificateFile.id.in_(ids))
-    ).all()
-    return {
-        row.id: CertificateFile(
-            id=row.id, file_name=row.file_name, content_type=row.content_type, size_bytes=row.size_bytes
-        )
-        for row in rows
-    }
+    return repository.file_metadata(session, account_id, ids)
 
 
 def remove_unreferenced(session: Session, account_id: uuid.UUID, keep: set[uuid.UUID]) -> int:
     """Delete the account's files that no saved certification points at."""
-    query = delete(CertificateFile).where(CertificateFile.account_id == account_id)
-    if keep:
-        query = query.where(CertificateFile.id.not_in(keep))
-    result = session.execute(query)
-    return int(getattr(result, "rowcount", 0) or 0)
+    return repository.delete_files(session, account_id, keep=keep)
 
 
 def fetch(session: Session, principal: Principal, file_id: str) -> CertificateFile:
@@ -158,15 +125,10 @@ def fetch(session: Session, principal: Principal, file_id: str) -> CertificateFi
         key = uuid.UUID(file_id)
     except ValueError as exc:
         raise NotFound(FILE_NOT_FOUND) from exc
-    row = session.execute(
-        select(CertificateFile, Account.hospital_id)
-        .join(Account, Account.id == CertificateFile.account_id)
-        .where(CertificateFile.id == key)
-    ).first()
-    if row is None:
+    found = repository.file_with_hospital(session, key)
+    if found is None:
         raise NotFound(FILE_NOT_FOUND)
-    record: CertificateFile = row[0]
-    doctors_hospital = row[1]
+    record, doctors_hospital = found
     own_hospital = principal.role == "hospital" and principal.hospital_id is not None
     allowed = record.account_id == principal.id or (
         own_hospital and doctors_hospital == principal.hospital_id

@@ -11,11 +11,11 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from cara.models import Account, Plan, Subscription
 from cara.models.base import utcnow
+from cara.subscriptions import repository
 from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus, PlanRef
 
 ACCESS_STATUSES = frozenset({"active", "trialing"})
@@ -38,19 +38,7 @@ def effective_status(sub: Subscription, now: datetime | None = None) -> str:
 
 def latest_subscription(session: Session, account_id: uuid.UUID) -> tuple[Subscription, Plan | None] | None:
     """The account's newest subscription with its plan (live ones first)."""
-    row = session.execute(
-        select(Subscription, Plan)
-        .outerjoin(Plan, Plan.id == Subscription.plan_id)
-        .where(Subscription.account_id == account_id)
-        .order_by(
-            Subscription.status.in_(tuple(ACCESS_STATUSES)).desc(),
-            Subscription.created_at.desc(),
-        )
-        .limit(1)
-    ).first()
-    if row is None:
-        return None
-    return row[0], row[1]
+    return repository.latest_subscription(session, account_id, ACCESS_STATUSES)
 
 
 def _plan_ref(plan: Plan) -> PlanRef:
@@ -90,17 +78,11 @@ def current_subscription(session: Session, account: Account) -> CurrentSubscript
     )
 
 
-def hospital_account(session: Session, hospital_id: uuid.UUID) -> Account | None:
-    return session.scalar(
-        select(Account).where(Account.hospital_id == hospital_id, Account.role == "hospital").limit(1)
-    )
-
-
 def hospital_status(session: Session, doctor: Account) -> HospitalSubscriptionStatus:
     """The facility check for a hospital-created doctor (their hospital's subscription)."""
     if doctor.hospital_id is None:
         return HospitalSubscriptionStatus(hospitalSubscriptionActive=False, status=NO_SUBSCRIPTION)
-    owner = hospital_account(session, doctor.hospital_id)
+    owner = repository.hospital_account(session, doctor.hospital_id)
     found = latest_subscription(session, owner.id) if owner is not None else None
     status = effective_status(found[0]) if found is not None else NO_SUBSCRIPTION
     return HospitalSubscriptionStatus(hospitalSubscriptionActive=status in ACCESS_STATUSES, status=status)

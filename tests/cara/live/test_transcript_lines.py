@@ -59,7 +59,8 @@ def write(lines: list[Any], store_lines: Any, monkeypatch: Any, retries: int) ->
     import uuid
 
     from cara.live import transcript
-    from cara.live.transcript import TenantScope, TranscriptWriter
+    from cara.live.repository import TenantScope
+    from cara.live.transcript import TranscriptWriter
 
     monkeypatch.setattr(transcript, "store_lines", store_lines)
     monkeypatch.setattr(transcript, "STORE_RETRY_DELAYS_SECONDS", (0.01,) * retries)

@@ -1,0 +1,63 @@
+"""The live domain's storage: consultations and their transcript lines, in the doctor's
+tenant schema, each write through a session running under the tenant's database role."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import update
+
+from cara.kit.db import restrict_to_tenant_role, tenant_session
+from cara.models import Consultation, TranscriptLine
+from cara.models.base import utcnow
+
+if TYPE_CHECKING:
+    from cara.live.transcript import Line
+
+
+@dataclass(frozen=True)
+class TenantScope:
+    """Where a doctor's rows live and the database role that confines them."""
+
+    schema: str
+    role: str
+    account_id: uuid.UUID
+
+
+def start_consultation(scope: TenantScope, console: str, model: str) -> uuid.UUID:
+    with tenant_session(scope.schema) as session:
+        restrict_to_tenant_role(session, scope.role)
+        consultation = Consultation(doctor_account_id=scope.account_id, console=console, model=model)
+        session.add(consultation)
+        session.commit()
+        return consultation.id
+
+
+def store_lines(scope: TenantScope, consultation_id: uuid.UUID, lines: Iterable[Line]) -> None:
+    with tenant_session(scope.schema) as session:
+        restrict_to_tenant_role(session, scope.role)
+        session.add_all(
+            TranscriptLine(
+                consultation_id=consultation_id,
+                seq=line.seq,
+                speaker=line.speaker,
+                text=line.text,
+                spoken_at=line.at,
+            )
+            for line in lines
+        )
+        session.commit()
+
+
+def end_consultation(scope: TenantScope, consultation_id: uuid.UUID, reconnects: int) -> None:
+    with tenant_session(scope.schema) as session:
+        restrict_to_tenant_role(session, scope.role)
+        session.execute(
+            update(Consultation)
+            .where(Consultation.id == consultation_id, Consultation.doctor_account_id == scope.account_id)
+            .values(ended_at=utcnow(), reconnects=reconnects)
+        )
+        session.commit()
