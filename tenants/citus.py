@@ -134,6 +134,17 @@ def schema_node(connection: Connection, schema: str) -> tuple[str, int]:
     return str(row[0]), int(row[1])
 
 
+def schema_placements(connection: Connection) -> dict[str, int]:
+    """Every distributed schema and the port of the worker holding it."""
+    rows = connection.execute(
+        text(
+            "SELECT DISTINCT split_part(table_name::text, '.', 1), nodeport FROM pg_catalog.citus_shards"
+            " WHERE citus_table_type = 'schema'"
+        )
+    ).all()
+    return {str(schema): int(port) for schema, port in rows}
+
+
 def move_schema(connection: Connection, schema: str, host: str, port: int, mode: str = "auto") -> None:
     """Move every table of `schema` to another worker; reads and writes go on meanwhile
     (logical replication; `mode='block_writes'` holds writes instead)."""
