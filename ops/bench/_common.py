@@ -46,6 +46,8 @@ BASE_MODULES = (
     "cara.auth.schemas",
     "cara.auth.service",
     "cara.auth.tokens",
+    "cara.registration.schemas",
+    "cara.registration.service",
     "cara.kit.db",
     "cara.kit.redis",
     "cara.models",
@@ -435,14 +437,15 @@ def _progress(total: int, what: str, every: int = 500) -> Callable[[], None]:
 
 
 def create_hospitals(count: int, *, threads: int = 4) -> list[Login]:
-    """`count` hospital tenants, one hospital account each, through cara.auth.service.signup.
+    """`count` hospital tenants, one hospital account each, through cara.registration.service.signup.
 
     The argon2id hash (about 0.1 s of CPU) is computed once and reused for every account: the
     accounts are only ever used with tokens issued here, and the hash is still a valid one.
     """
-    from cara.auth import passwords, service
-    from cara.auth.schemas import SignupRequest
+    from cara.auth import passwords
     from cara.kit.db import platform_session, tenant_session
+    from cara.registration import service
+    from cara.registration.schemas import SignupRequest
 
     tag = secrets.token_hex(3)
     cached = passwords.hash_password(HOSPITAL_PASSWORD)
@@ -473,7 +476,7 @@ def create_hospitals(count: int, *, threads: int = 4) -> list[Login]:
 
 
 def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[Login]:
-    """One doctor per entry of `owners`, through cara.auth.service.plan_signup/signup.
+    """One doctor per entry of `owners`, through cara.registration.service.plan_signup/signup.
 
     A hospital `Login` owner registers the doctor itself (`isHospitalCreated`, acting as that
     signed-in hospital): the account lands in the hospital's tenant and its profile row in
@@ -483,11 +486,13 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
     """
     from sqlalchemy import select
 
-    from cara.auth import passwords, service, tokens
+    from cara.auth import passwords, tokens
     from cara.auth.principal import Principal
-    from cara.auth.schemas import SignupRequest
+    from cara.doctors import service as doctors
     from cara.kit.db import platform_session, tenant_session
     from cara.models import Account
+    from cara.registration import service
+    from cara.registration.schemas import SignupRequest
 
     hospital_ids = sorted({o.account_id for o in owners if o is not None})
     accounts: dict[uuid.UUID, Account] = {}
@@ -538,7 +543,7 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
 
     with (
         mock.patch.object(passwords, "hash_password", return_value=cached),
-        mock.patch.object(service, "require_doctor_seat", return_value=None),
+        mock.patch.object(doctors, "require_doctor_seat", return_value=None),
         ThreadPoolExecutor(max_workers=threads) as pool,
     ):
         return list(pool.map(one, range(len(owners))))

@@ -4,7 +4,7 @@
 
 Prints figures only; the target (p99 < 50 ms at concurrency 20) is printed next to them.
 
-Setup: H hospital tenants (cara.auth.service.signup with one precomputed password hash, as in
+Setup: H hospital tenants (cara.registration.service.signup with one precomputed password hash, as in
 foundation.py), D hospital-created doctors spread at random over them plus a few independent
 doctors, creation dates spread over the last 12 months, subscriptions (hospital and doctor plans,
 mixed statuses) and their monthly payments across the last 12 months in platform.subscriptions /

@@ -4,7 +4,7 @@
 
 Prints figures only; the target (p99 < 30 ms at 50 concurrent clients) is printed next to them.
 
-Setup: one hospital tenant with `--doctors` hospital-created doctors (cara.auth.service, one
+Setup: one hospital tenant with `--doctors` hospital-created doctors (cara.registration.service, one
 precomputed password hash, as in foundation.py) plus a second hospital with as many, so the
 list query runs next to other tenants' rows; each doctor gets a profile with two
 certifications, a work-history entry and the default week of availability (what a filled-in

@@ -6,7 +6,7 @@ Prints figures only: wall time of export, delete and restore, the archive and si
 to the tenant's size in the database; fails (exit status 1) if the restored tenant differs from
 the exported one or if the other hospital changed.
 
-Setup: two hospital tenants through cara.auth.service (as in doctor_list.py). The measured one
+Setup: two hospital tenants through cara.registration.service (as in doctor_list.py). The measured one
 gets `--doctors` hospital-created doctors, each with a filled-in profile (education,
 certifications, work history) and `--consultations` consultations of `--lines` transcript lines
 (~200 characters of clinical wording each, every line different), plus `--certificates`

@@ -25,6 +25,7 @@ from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
 from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
 from cara.profiles.endpoints import router as profiles_router
+from cara.registration.endpoints import router as registration_router
 from workers import sender as job_sender
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +47,7 @@ def create_app() -> FastAPI:
     api = APIRouter(prefix="/api")
     api.include_router(health_router)
     api.include_router(auth_router)
+    api.include_router(registration_router)
     api.include_router(admin_console_router)
     api.include_router(assistant_router)
     api.include_router(billing_router)

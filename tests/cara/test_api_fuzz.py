@@ -243,7 +243,7 @@ def _access(route: APIRoute) -> str:
 ACCESS = {str(r.operation_id): _access(r) for r in _api_routes(cara_app.routes) if r.include_in_schema}
 # Who gets the full run (examples, coverage and MAX_EXAMPLES random requests) of each kind
 # of operation. A sign-up reads the token only to let a hospital register its own doctors
-# (cara.auth.service.plan_signup); admin operations refuse everyone but admins. The other
+# (cara.registration.service.plan_signup); admin operations refuse everyone but admins. The other
 # pairs of operation and role get a lighter, random-only run (test_operation_as_other_role).
 FULL_RUN_ROLES = {
     "public": ["anonymous"],

@@ -1,7 +1,6 @@
 """/api/auth: thin routers; the rules live in cara.auth.service.
 
-Sign-up keeps its URL under /api/auth and is routed here, so that one package serves the
-prefix; its rules are cara.registration.service's.
+POST /api/auth/signup is routed from cara.registration.endpoints (see there why).
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from fastapi import APIRouter, Request, status
 
 from cara.auth import service
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal, OptionalPrincipal
+from cara.auth.principal import AnyPrincipal
 from cara.auth.schemas import (
     ForgotPasswordRequest,
     LoginRequest,
@@ -19,36 +18,13 @@ from cara.auth.schemas import (
     ResetPasswordRequest,
     UserOut,
 )
-from cara.kit.db import platform_session, tenant_session
 from cara.kit.openapi import error_responses
-from cara.registration import service as registration
-from cara.registration.schemas import AuthData, SignupRequest, SignupResponse
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
-
-
-@router.post(
-    "/signup",
-    operation_id="auth_signup",
-    status_code=status.HTTP_201_CREATED,
-    response_model=SignupResponse,
-    responses=error_responses(400, 403, 409, 413, 422),
-)
-def signup(body: SignupRequest, session: DbSession, acting: OptionalPrincipal) -> SignupResponse:
-    """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
-    plan = registration.plan_signup(session, body, acting)
-    # The new account's rows go through a session bound to its tenant, in one transaction.
-    target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()
-    try:
-        token, user = registration.signup(target, body, plan, acting)
-        target.commit()
-    finally:
-        target.close()
-    return SignupResponse(message="Registration successful", data=AuthData(token=token, user=user))
 
 
 @router.post(

@@ -1,7 +1,7 @@
 """Rules of sign-up (doctor, hospital, invited admin) and of admin invitations. Services never commit.
 
-The routes stay under the URL prefixes of the packages that serve them: POST /api/auth/signup
-in `cara.auth.endpoints` and POST /api/admin/invitations in `cara.admin_console.endpoints`,
+POST /api/auth/signup is routed from `cara.registration.endpoints` and POST
+/api/admin/invitations from `cara.admin_console.endpoints` (with the rest of /api/admin),
 each a thin call into this module. Validation texts are the spec's (§5); the web app shows
 them next to fields.
 """
@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 from cara.audit import service as audit
 from cara.auth import passwords, tokens
 from cara.auth.principal import Principal
-from cara.auth.repository import email_taken
 from cara.auth.schemas import UserOut
+from cara.auth.repository import email_taken
 from cara.auth.service import EMAIL_TAKEN, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor

@@ -1,0 +1,43 @@
+"""POST /api/auth/signup: a thin router; the rules live in cara.registration.service.
+
+The URL is the spec's (§7) and stays under /api/auth, but the route is registered from this
+package rather than from `cara.auth.endpoints`: registration builds on auth (passwords,
+tokens, the principal), so routing sign-up from auth would make the two packages import each
+other. /api/auth is therefore served by three packages, each for its own paths: `auth`
+(sign-in, current user, logout, password reset), `registration` (sign-up) and `profiles`
+(the doctor's profile and certificate files). Admin invitations are routed with the rest of
+/api/admin from `cara.admin_console.endpoints`, as a thin call into this domain's service.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from cara.auth.dependencies import DbSession
+from cara.auth.principal import OptionalPrincipal
+from cara.kit.db import platform_session, tenant_session
+from cara.kit.openapi import error_responses
+from cara.registration import service
+from cara.registration.schemas import AuthData, SignupRequest, SignupResponse
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+@router.post(
+    "/signup",
+    operation_id="auth_signup",
+    status_code=status.HTTP_201_CREATED,
+    response_model=SignupResponse,
+    responses=error_responses(400, 403, 409, 413, 422),
+)
+def signup(body: SignupRequest, session: DbSession, acting: OptionalPrincipal) -> SignupResponse:
+    """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
+    plan = service.plan_signup(session, body, acting)
+    # The new account's rows go through a session bound to its tenant, in one transaction.
+    target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()
+    try:
+        token, user = service.signup(target, body, plan, acting)
+        target.commit()
+    finally:
+        target.close()
+    return SignupResponse(message="Registration successful", data=AuthData(token=token, user=user))
