@@ -19,6 +19,8 @@ OWNERS = {
     "/api/admin": "cara.admin_console",
     # The spec puts the doctor's own profile and certificate upload under /api/auth/doctor.
     "/api/auth/doctor": "cara.profiles",
+    # Sign-up is registration's (which depends on auth, never the other way).
+    "/api/auth/signup": "cara.registration",
     "/api/auth": "cara.auth",
     "/api/certificates": "cara.profiles",
     "/api/doctors": "cara.doctors",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dramatiq
 
-from cara.billing import access, events
+from cara.billing import events, seats
 from cara.kit.db import session_scope
 from workers.broker import broker
 
@@ -23,4 +23,4 @@ def process_event(event_row_id: int) -> None:
 def expire_trials() -> None:
     """Mark signup trials whose end has passed as ended (readers already treat them so)."""
     with session_scope() as session:
-        access.expire_trials(session)
+        seats.expire_trials(session)

@@ -31,8 +31,8 @@ from cara.admin_console.schemas import (
 from cara.analytics.periods import Granularity, label, last_starts, period_start
 from cara.audit import service as audit
 from cara.auth import passwords
-from cara.auth import repository as accounts
 from cara.auth.principal import Principal
+from cara.auth.service import email_taken
 from cara.config import get_settings
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.listing import ListQuery
@@ -321,7 +321,7 @@ def ensure_first_admin(session: Session) -> bool:
     if len(settings.first_admin_password) < 8:
         raise ValueError("FIRST_ADMIN_PASSWORD must be at least 8 characters")
     email = normalise_email(settings.first_admin_email)
-    if accounts.email_taken(session, email):
+    if email_taken(session, email):
         return False
     account = Account(
         email=email,

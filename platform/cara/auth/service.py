@@ -37,6 +37,11 @@ def _sha256(value: str) -> str:
 # ---------------------------------------------------------------- sign-in
 
 
+def email_taken(session: Session, email: str) -> bool:
+    """Whether an account already uses this (normalised) email, on any role."""
+    return repository.email_taken(session, email)
+
+
 def validate_login(req: LoginRequest) -> tuple[str, str, str]:
     errors = FieldErrors()
     errors.add("email", email_error(req.email))

@@ -18,7 +18,7 @@ import stripe
 from sqlalchemy.orm import Session
 
 from cara.auth.principal import NO_PERMISSION, Principal
-from cara.billing import access, catalog, repository, stripe_api
+from cara.billing import catalog, repository, seats, stripe_api
 from cara.billing.schemas import (
     CheckoutOut,
     CheckoutRequest,
@@ -321,7 +321,7 @@ def _portal_url(client: stripe.StripeClient, account: Account) -> str:
 def check_doctor_limit(session: Session, principal: Principal, hospital_id: str) -> DoctorLimitOut:
     if principal.hospital_id is None or hospital_id.strip().lower() != str(principal.hospital_id):
         raise Forbidden(NOT_YOUR_HOSPITAL)
-    limit = access.doctor_limit(session, principal.account)
+    limit = seats.doctor_limit(session, principal.account)
     return DoctorLimitOut(
         canAdd=limit.can_add,
         maxDoctors=limit.max_doctors,

@@ -8,7 +8,7 @@ from cara.auth.principal import AnyPrincipal
 from cara.chat import service
 from cara.chat.schemas import ChatMessageIn, ChatReplyOut
 from cara.kit.openapi import error_responses
-from cara.live.access import check_assistant_access
+from cara.live.permission import check_assistant_permission
 
 router = APIRouter(tags=["assistant"])
 
@@ -21,6 +21,6 @@ router = APIRouter(tags=["assistant"])
 )
 def radiotherapy_chat_message(body: ChatMessageIn, principal: AnyPrincipal) -> ChatReplyOut:
     """Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId."""
-    check_assistant_access(principal, "chat")
+    check_assistant_permission(principal, "chat")
     chat_id, reply, history = service.send(principal.id, body.chatId, body.message)
     return ChatReplyOut(chatId=chat_id, reply=reply, messages=history)

@@ -18,9 +18,8 @@ from sqlalchemy.orm import Session
 from cara.audit import service as audit
 from cara.auth import passwords
 from cara.auth.principal import Principal
-from cara.auth.repository import email_taken
-from cara.auth.service import EMAIL_TAKEN
-from cara.billing.access import require_doctor_seat, start_trial
+from cara.auth.service import EMAIL_TAKEN, email_taken
+from cara.billing.seats import require_doctor_seat, start_trial
 from cara.doctors import list_cache, repository
 from cara.doctors.schemas import DOCTOR_FORMS, DoctorCreate, DoctorUpdate, HospitalDoctorOut, NewDoctor
 from cara.doctors.specialties import DEFAULT_SPECIALTY

@@ -38,8 +38,8 @@ from cara.kit import gemini, lifecycle
 from cara.kit.errors import CaraError, Forbidden, ServiceUnavailable, Unauthorized
 from cara.kit.openapi import error_responses
 from cara.live import messages as m
-from cara.live.access import check_assistant_access
-from cara.live.profiles import PROFILES, profile_for
+from cara.live.assistant_profiles import ASSISTANT_PROFILES, assistant_profile_for
+from cara.live.permission import check_assistant_permission
 from cara.live.relay import BrowserGone, BrowserLink, LiveRelay, Refused
 from cara.live.repository import TenantScope
 
@@ -69,7 +69,7 @@ def live_status(principal: AnyPrincipal) -> LiveStatusOut:
         configured=configured,
         demo=configured and settings.cara_demo_ai,
         message=None if configured else gemini.AI_NOT_CONFIGURED,
-        consoles=sorted(PROFILES),
+        consoles=sorted(ASSISTANT_PROFILES),
     )
 
 
@@ -99,7 +99,7 @@ def _load_doctor(token: str) -> Doctor:
         session = session_for_token(token)
         try:
             principal = authenticate_token(session, token)
-            check_assistant_access(principal, "live")
+            check_assistant_permission(principal, "live")
             if principal.tenant_schema is None:
                 raise Forbidden(NO_PERMISSION)
             scope = TenantScope(
@@ -147,7 +147,7 @@ async def live(websocket: WebSocket, specialty: str | None = None) -> None:
     link = BrowserLink(websocket)
     try:
         token, doctor = await _authenticate(link)
-        profile = profile_for(specialty, doctor.specialty)
+        profile = assistant_profile_for(specialty, doctor.specialty)
         if profile is None:
             raise Refused("not_found", UNKNOWN_CONSOLE)
         if not gemini.ai_configured():

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from opentelemetry.metrics import Meter, Observation
 
-from cara.live.profiles import PROFILES
+from cara.live.assistant_profiles import ASSISTANT_PROFILES
 from cara.live.relay import open_consultations
 from cara.observability import names
 from cara.observability.metrics import observe_gauge
@@ -20,5 +20,5 @@ def live_gauges(meter: Meter) -> None:
 def _live_sessions() -> Iterator[Observation]:
     counts = open_consultations()
     # Every console, 0 included: a series that stops being reported reads as missing, not as idle.
-    for console in sorted(PROFILES):
+    for console in sorted(ASSISTANT_PROFILES):
         yield Observation(counts.get(console, 0), {"specialty": console})

@@ -49,7 +49,7 @@ from cara.config import Settings
 from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
-from cara.live.profiles import ConsoleProfile, live_config
+from cara.live.assistant_profiles import AssistantProfile, live_config
 from cara.live.repository import TenantScope, end_consultation, start_consultation
 from cara.live.transcript import Line, LineAssembler, TranscriptWriter
 from cara.live.upstream import Upstream, open_upstream
@@ -147,7 +147,7 @@ class LiveRelay:
     def __init__(
         self,
         browser: BrowserLink,
-        profile: ConsoleProfile,
+        profile: AssistantProfile,
         scope: TenantScope,
         settings: Settings,
         *,

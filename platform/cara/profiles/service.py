@@ -16,15 +16,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
-from cara.auth import repository as auth_repository
 from cara.auth.principal import Principal
-from cara.auth.service import EMAIL_TAKEN
+from cara.auth.service import EMAIL_TAKEN, email_taken
 from cara.doctors.schemas import DOCTOR_FORMS
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.validation import ChangeSet, FieldErrors, blank, normalise_email
 from cara.models import DoctorProfile
 from cara.models.tenant import default_availability
-from cara.profiles import certificates
+from cara.profiles import certificates, repository
 from cara.profiles.schemas import AvailabilityEntry, CertificationEntry, ProfileUpdate, WorkHistoryEntry
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -124,7 +123,7 @@ def _availability(errors: FieldErrors, entries: list[AvailabilityEntry]) -> list
 def update_profile(session: Session, principal: Principal, body: ProfileUpdate) -> list[str]:
     """Apply the sent fields to the doctor's account and profile; returns the changed field names."""
     account = principal.account
-    profile = auth_repository.doctor_profile(session, account.id)
+    profile = repository.doctor_profile(session, account.id)
     if profile is None:
         raise NotFound("Doctor profile not found.")
 
@@ -161,7 +160,7 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
         change(account, "name", body.name.strip(), "name")
     if body.email is not None:
         email = normalise_email(body.email)
-        if email != account.email and auth_repository.email_taken(session, email):
+        if email != account.email and email_taken(session, email):
             raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
         change(account, "email", email, "email")
     if body.phoneNumber is not None:
@@ -198,4 +197,4 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
 
 
 def profile_of(session: Session, principal: Principal) -> DoctorProfile | None:
-    return auth_repository.doctor_profile(session, principal.id)
+    return repository.doctor_profile(session, principal.id)

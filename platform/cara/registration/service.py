@@ -20,8 +20,7 @@ from cara.audit import service as audit
 from cara.auth import passwords, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import UserOut
-from cara.auth.repository import email_taken
-from cara.auth.service import EMAIL_TAKEN, user_out
+from cara.auth.service import EMAIL_TAKEN, email_taken, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
 from cara.kit.errors import Conflict, Forbidden, ValidationFailed

@@ -25,7 +25,7 @@ TRIAL_ENDED = "canceled"
 
 def effective_status(sub: Subscription, now: datetime | None = None) -> str:
     """The status as of now: a signup trial (no Stripe subscription behind it) whose
-    end has passed reads as ended even before the hourly job marks it (cara.billing.access)."""
+    end has passed reads as ended even before the hourly job marks it (cara.billing.seats)."""
     if (
         sub.status == "trialing"
         and sub.stripe_subscription_id is None

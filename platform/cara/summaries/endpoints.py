@@ -6,7 +6,7 @@ from fastapi import APIRouter
 
 from cara.auth.principal import AnyPrincipal
 from cara.kit.openapi import error_responses
-from cara.live.access import check_assistant_access
+from cara.live.permission import check_assistant_permission
 from cara.summaries import service
 from cara.summaries.schemas import SummarizeRequest, SummaryOut
 
@@ -21,6 +21,6 @@ router = APIRouter(tags=["assistant"])
 )
 def summarize(body: SummarizeRequest, principal: AnyPrincipal) -> SummaryOut:
     """Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s."""
-    check_assistant_access(principal, "summary")
+    check_assistant_permission(principal, "summary")
     job = service.job_for(body)
     return SummaryOut(summary=service.request_summary(job), kind=body.kind)

@@ -8,7 +8,7 @@ import pytest
 
 from cara.chat.service import EMPTY_MESSAGE
 from cara.config import get_settings
-from cara.live.access import NEEDS_SUBSCRIPTION
+from cara.live.permission import NEEDS_SUBSCRIPTION
 from cara.summaries.service import NO_CONVERSATION
 from tests.cara.admin_console.seed import subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup

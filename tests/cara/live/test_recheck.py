@@ -23,8 +23,8 @@ from cara.auth.principal import AUTH_FAILED
 from cara.config import get_settings
 from cara.kit.db import session_scope
 from cara.live import endpoints
-from cara.live.access import NEEDS_SUBSCRIPTION
 from cara.live.messages import CLOSE_CODES
+from cara.live.permission import NEEDS_SUBSCRIPTION
 from cara.models import Subscription
 from cara.models.base import utcnow
 from cara_doubles.gemini import GeminiDouble
@@ -177,13 +177,13 @@ def test_a_lapsed_subscription_ends_the_consultation_with_4403(
 def _count_checks(monkeypatch: Any) -> list[float]:
     """Times at which the live check asks about the doctor's access (from now on)."""
     calls: list[float] = []
-    original = endpoints.check_assistant_access
+    original = endpoints.check_assistant_permission
 
     def counted(*args: Any, **kwargs: Any) -> None:
         calls.append(time.monotonic())
         original(*args, **kwargs)
 
-    monkeypatch.setattr(endpoints, "check_assistant_access", counted)
+    monkeypatch.setattr(endpoints, "check_assistant_permission", counted)
     return calls
 
 
@@ -268,7 +268,7 @@ def test_an_unexpected_error_of_the_recheck_is_logged_and_the_consultation_goes_
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(endpoints, "check_assistant_access", broken)
+    monkeypatch.setattr(endpoints, "check_assistant_permission", broken)
     assert not errors(quiet(browser, 4 * INTERVAL))
     still_relays(browser, session, b"\x05\x00" * 256)
     failed = [r for r in caplog.records if r.getMessage() == "live access re-check failed"]

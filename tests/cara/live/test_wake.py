@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from cara.live.profiles import PROFILES
+from cara.live.assistant_profiles import ASSISTANT_PROFILES
 from cara.live.wake import WakeEvent, WakeState
 
 
 def cardiology() -> WakeState:
-    profile = PROFILES["cardiologist"]
+    profile = ASSISTANT_PROFILES["cardiologist"]
     return WakeState(wake_phrase_required=profile.wake_phrase_required, obeys_sleep=profile.obeys_sleep)
 
 
 def radiology() -> WakeState:
-    profile = PROFILES["radiologist"]
+    profile = ASSISTANT_PROFILES["radiologist"]
     return WakeState(wake_phrase_required=profile.wake_phrase_required, obeys_sleep=profile.obeys_sleep)
 
 
@@ -22,7 +22,7 @@ class TestWaking:
     def test_specialty_consoles_start_asleep_and_the_generic_one_awake(self) -> None:
         assert cardiology().awake is False
         assert radiology().awake is False
-        generic = PROFILES["generic"]
+        generic = ASSISTANT_PROFILES["generic"]
         assert WakeState(wake_phrase_required=generic.wake_phrase_required, obeys_sleep=False).awake is True
 
     def test_hey_cara_wakes(self) -> None:
@@ -85,7 +85,7 @@ class TestSleeping:
         assert state.awake
 
     def test_primary_care_obeys_sleep_too(self) -> None:
-        profile = PROFILES["general-practitioner"]
+        profile = ASSISTANT_PROFILES["general-practitioner"]
         state = WakeState(wake_phrase_required=True, obeys_sleep=profile.obeys_sleep)
         state.hear("hey cara")
         assert (
@@ -98,7 +98,7 @@ class TestSleeping:
 
     @pytest.mark.parametrize("console", ["radiologist", "radiotherapist", "nurse", "generic"])
     def test_other_consoles_ignore_go_to_sleep(self, console: str) -> None:
-        profile = PROFILES[console]
+        profile = ASSISTANT_PROFILES[console]
         state = WakeState(wake_phrase_required=profile.wake_phrase_required, obeys_sleep=profile.obeys_sleep)
         state.wake()
         assert state.hear("go to sleep") == []

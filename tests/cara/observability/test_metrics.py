@@ -64,16 +64,17 @@ def worker_broker() -> Any:
 
 def test_live_sessions_are_counted_per_console_while_open(monkeypatch: Any) -> None:
     from cara.live import relay
-    from cara.live.profiles import PROFILES
+    from cara.live.assistant_profiles import ASSISTANT_PROFILES
 
     class Consultation:  # what the gauge reads of a relay
         def __init__(self, console: str) -> None:
-            self.profile = PROFILES[console]
+            self.profile = ASSISTANT_PROFILES[console]
 
     open_now: set[Any] = set()
     monkeypatch.setattr(relay, "_running", open_now)
     idle = read(live_gauges)[names.LIVE_SESSIONS.name]
-    assert idle == {(("specialty", console),): 0 for console in PROFILES}, "every console, idle ones as 0"
+    every_console = {(("specialty", console),): 0 for console in ASSISTANT_PROFILES}
+    assert idle == every_console, "every console, idle ones as 0"
 
     open_now.update({Consultation("radiologist"), Consultation("radiologist"), Consultation("nurse")})
     busy = read(live_gauges)[names.LIVE_SESSIONS.name]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
-from cara.billing.access import can_add_doctor, expire_trials
+from cara.billing.seats import can_add_doctor, expire_trials
 from cara.kit.db import session_scope
 from cara.models import Account, Subscription
 from cara.subscriptions.service import grants_clinical_access

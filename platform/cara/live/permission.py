@@ -1,7 +1,7 @@
 """Who may use the AI assistant: the one place that decides.
 
 Every assistant entry point (live consoles, summaries, radiotherapy chat)
-calls `check_assistant_access`: doctors only, the radiotherapy chat for
+calls `check_assistant_permission`: doctors only, the radiotherapy chat for
 Radiotherapists only, and the subscription gate of spec §6 (independent
 doctors need an active or trialing subscription of their own,
 hospital-created doctors their hospital's). The subscription rule itself is
@@ -23,7 +23,7 @@ CHAT_ONLY_RADIOTHERAPISTS = "The radiotherapy chat is available to Radiotherapis
 NEEDS_SUBSCRIPTION = "An active subscription is required to use Cara. Please choose a plan."
 
 
-def check_assistant_access(principal: Principal, feature: Feature) -> None:
+def check_assistant_permission(principal: Principal, feature: Feature) -> None:
     """Raise Forbidden unless `principal` may use `feature`."""
     if principal.role != "doctor":
         raise Forbidden(NO_PERMISSION)

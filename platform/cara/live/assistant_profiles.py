@@ -20,7 +20,7 @@ SLEEP_PHRASE = "Go to sleep"
 
 
 @dataclass(frozen=True)
-class ConsoleProfile:
+class AssistantProfile:
     key: str  # route slug, e.g. "general-practitioner"
     specialty: str | None  # the doctor specialty it serves (None: the generic console)
     voice: str  # Gemini prebuilt voice
@@ -32,10 +32,10 @@ class ConsoleProfile:
     dose_constraint_tool: bool = False
 
 
-PROFILES: dict[str, ConsoleProfile] = {
+ASSISTANT_PROFILES: dict[str, AssistantProfile] = {
     p.key: p
     for p in (
-        ConsoleProfile(
+        AssistantProfile(
             key="radiologist",
             specialty="Radiologist",
             voice="Zephyr",
@@ -49,7 +49,7 @@ PROFILES: dict[str, ConsoleProfile] = {
             wake_phrase_required=True,
             obeys_sleep=False,
         ),
-        ConsoleProfile(
+        AssistantProfile(
             key="radiotherapist",
             specialty="Radiotherapist",
             voice="Zephyr",
@@ -65,7 +65,7 @@ PROFILES: dict[str, ConsoleProfile] = {
             obeys_sleep=False,
             dose_constraint_tool=True,
         ),
-        ConsoleProfile(
+        AssistantProfile(
             key="cardiologist",
             specialty="Cardiologist",
             voice="Aoede",
@@ -77,7 +77,7 @@ PROFILES: dict[str, ConsoleProfile] = {
             wake_phrase_required=True,
             obeys_sleep=True,
         ),
-        ConsoleProfile(
+        AssistantProfile(
             key="general-practitioner",
             specialty="General Practitioner",
             voice="Leda",
@@ -89,7 +89,7 @@ PROFILES: dict[str, ConsoleProfile] = {
             wake_phrase_required=True,
             obeys_sleep=True,
         ),
-        ConsoleProfile(
+        AssistantProfile(
             key="nurse",
             specialty="Nurse",
             voice="Kore",
@@ -101,7 +101,7 @@ PROFILES: dict[str, ConsoleProfile] = {
             wake_phrase_required=True,
             obeys_sleep=False,
         ),
-        ConsoleProfile(
+        AssistantProfile(
             key="generic",
             specialty=None,
             voice="Puck",
@@ -116,15 +116,15 @@ PROFILES: dict[str, ConsoleProfile] = {
 }
 
 
-def profile_for(key: str | None, doctor_specialty: str | None) -> ConsoleProfile | None:
+def assistant_profile_for(key: str | None, doctor_specialty: str | None) -> AssistantProfile | None:
     """The console asked for, or the doctor's own specialty console when none is named."""
     if key is None or not key.strip():
         key = doctor_specialty or "generic"
     # A route slug ("general-practitioner") or a specialty name ("General Practitioner").
-    return PROFILES.get(specialty_path(key).lstrip("/"))
+    return ASSISTANT_PROFILES.get(specialty_path(key).lstrip("/"))
 
 
-def system_instruction(profile: ConsoleProfile, lab_name: str) -> str:
+def system_instruction(profile: AssistantProfile, lab_name: str) -> str:
     parts = [
         f"You are Cara, a clinical AI assistant developed by {lab_name}. When asked who made or developed "
         f"you, say that you were developed by {lab_name}.",
@@ -146,7 +146,7 @@ def system_instruction(profile: ConsoleProfile, lab_name: str) -> str:
     return "\n\n".join(parts)
 
 
-def tools(profile: ConsoleProfile) -> list[types.ToolUnion]:
+def tools(profile: AssistantProfile) -> list[types.ToolUnion]:
     found: list[types.ToolUnion] = [types.Tool(google_search=types.GoogleSearch())]
     if profile.dose_constraint_tool:
         found.append(types.Tool(function_declarations=[dose_tool.declaration()]))
@@ -160,7 +160,7 @@ COMPRESSION_TARGET_TOKENS = 12_800
 
 
 def live_config(
-    profile: ConsoleProfile, *, lab_name: str, resumption_handle: str | None
+    profile: AssistantProfile, *, lab_name: str, resumption_handle: str | None
 ) -> types.LiveConnectConfig:
     """The Live setup for a console; `resumption_handle` continues an earlier connection."""
     return types.LiveConnectConfig(
