@@ -1,11 +1,21 @@
-import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+
 import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
 
 // The API serves dist/ at /admin/ (index.html for every unknown path below it),
 // so every asset URL must be absolute under /admin/.
 export default defineConfig({
     base: '/admin/',
     plugins: [react()],
+    resolve: {
+        // The API's generated types live once, in the web app; the console
+        // imports them type-only (`import type … from '@api/schema'`), so
+        // nothing of the web app ends up in this bundle.
+        alias: {
+            '@api/schema': fileURLToPath(new URL('../web/src/lib/api/schema.d.ts', import.meta.url)),
+        },
+    },
     build: {
         outDir: 'dist',
         emptyOutDir: true,

@@ -1,11 +1,12 @@
 import type { RaRecord } from 'react-admin';
 
-import type { components } from './schema';
+import type { components } from '@api/schema';
 
 /**
  * The rows the console lists and shows, as the API sends them: taken from the
- * generated client types (schema.d.ts, written by ./ops/gen-api-client from
- * the API's OpenAPI document, never edited by hand), so a changed answer
+ * web app's generated client types (web/src/lib/api/schema.d.ts, written by
+ * ./ops/gen-api-client from the API's OpenAPI document, never edited by hand;
+ * a type-only import, so nothing of the web app is bundled), so a changed answer
  * fails the type check instead of drifting from a hand-made copy.
  * react-admin needs each row's `id`, which every one of them has.
  */
