@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from cara.auth.principal import NO_PERMISSION
 from cara.chat.service import EMPTY_MESSAGE
 from cara.config import get_settings
-from cara.live.permission import NEEDS_SUBSCRIPTION
+from cara.live.permission import CHAT_ONLY_RADIOTHERAPISTS, NEEDS_SUBSCRIPTION
 from cara.summaries.service import NO_CONVERSATION
 from tests.cara.admin_console.seed import subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
@@ -35,6 +36,27 @@ def test_doctor_without_subscription_is_refused_until_subscribed(client: Any, no
     assert (r.status_code, r.json()["message"]) == (422, NO_CONVERSATION)
     r = client.post("/api/radiotherapy-chat/messages", json={"message": " "}, headers=auth(token))
     assert (r.status_code, r.json()["message"]) == (422, EMPTY_MESSAGE)
+
+
+def test_only_doctors_use_the_assistant(client: Any) -> None:
+    hospital = signup(client, hospital_payload())
+    for path, body in (
+        ("/api/summarize", {"transcript": "x"}),
+        ("/api/radiotherapy-chat/messages", {"message": "x"}),
+    ):
+        r = client.post(path, json=body, headers=auth(hospital["token"]))
+        assert (r.status_code, r.json()["message"]) == (403, NO_PERMISSION)
+
+
+def test_radiotherapy_chat_is_for_radiotherapists_only(client: Any, no_trial: None) -> None:
+    body = doctor_payload(specialty="Cardiologist")
+    token = signup(client, body)["token"]
+    subscribe(body["email"], "doctor-basic")
+    r = client.post("/api/radiotherapy-chat/messages", json={"message": "Hi"}, headers=auth(token))
+    assert (r.status_code, r.json()["message"]) == (403, CHAT_ONLY_RADIOTHERAPISTS)
+    # The other assistant features are open to every subscribed specialty.
+    r = client.post("/api/summarize", json={"transcript": ""}, headers=auth(token))
+    assert (r.status_code, r.json()["message"]) == (422, NO_CONVERSATION)
 
 
 def test_hospital_doctor_needs_the_hospital_subscription(client: Any, no_trial: None) -> None:
