@@ -1,4 +1,5 @@
 import { errorMessage, fieldErrors, publicApi } from '@/lib/api/client';
+import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 import type { Role } from '@/lib/session/storage';
 
@@ -14,40 +15,30 @@ import type { Role } from '@/lib/session/storage';
 
 export type LoginResponse = components['schemas']['LoginResponse'];
 
-export interface Failure {
-    ok: false;
-    /** 0 when the server could not be reached. */
-    status: number;
-    /** The server's English message, if it sent one. */
-    message: string | null;
-    /** Per-field messages of a 422 answer. */
-    fields: Record<string, string>;
-}
-export type Outcome<T> = { ok: true; data: T } | Failure;
-
 interface Answer<T> {
     data?: T;
     error?: unknown;
     response: Response;
 }
 
-const settle = async <T>(call: () => Promise<Answer<T>>): Promise<Outcome<T>> => {
+/** A failure's message is the server's English text, or '' when it sent none (the screen has its own). */
+const settle = async <T>(call: () => Promise<Answer<T>>): Promise<Result<T>> => {
     try {
         const { data, error, response } = await call();
         if (response.ok && data !== undefined) return { ok: true, data };
-        return { ok: false, status: response.status, message: errorMessage(error, '') || null, fields: fieldErrors(error) };
+        return failure(errorMessage(error, ''), response.status, fieldErrors(error));
     } catch {
         // Network failure or a body that is not JSON: the screen shows its own fallback text.
-        return { ok: false, status: 0, message: null, fields: {} };
+        return failure('');
     }
 };
 
-export const login = (body: { email: string; password: string; role: Role }): Promise<Outcome<LoginResponse>> =>
+export const login = (body: { email: string; password: string; role: Role }): Promise<Result<LoginResponse>> =>
     settle(() => publicApi.POST('/api/auth/login', { body }));
 
 /** The answer is the same whether or not the address has an account. */
-export const requestPasswordReset = (email: string): Promise<Outcome<{ message: string }>> =>
+export const requestPasswordReset = (email: string): Promise<Result<{ message: string }>> =>
     settle(() => publicApi.POST('/api/auth/forgot-password', { body: { email } }));
 
-export const resetPassword = (token: string, password: string): Promise<Outcome<{ message: string }>> =>
+export const resetPassword = (token: string, password: string): Promise<Result<{ message: string }>> =>
     settle(() => publicApi.POST('/api/auth/reset-password', { body: { token, password } }));

@@ -9,13 +9,7 @@
 const t = (key: string): string => key;
 
 export const MESSAGES = {
-    emailRequired: t('Email is required'),
-    emailInvalid: t('Invalid email format'),
-    passwordRequired: t('Password is required'),
     passwordTooShortLogin: t('Password must be at least 8 characters long'),
-    passwordTooShort: t('Password must be at least 8 characters'),
-    confirmRequired: t('Please confirm your password'),
-    passwordsDiffer: t('Passwords do not match'),
     formInvalid: t('Please fix the errors in the form'),
     resetRequestFailed: t('Failed to send the reset link. Please try again.'),
     resetFailed: t('Failed to reset the password. Please try again.'),

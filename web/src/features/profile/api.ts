@@ -1,4 +1,5 @@
 import { api, errorMessage, fieldErrors } from '@/lib/api/client';
+import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 import { paths } from '@/config/paths';
 import { sessionStore, type SessionUser } from '@/lib/session/storage';
@@ -11,22 +12,14 @@ import { MAX_FILE_BYTES, type ProfileBody } from './model';
  */
 export type CertificateFile = components['schemas']['CertificateFileOut'];
 
-export type SaveResult =
-    | { ok: true; user: SessionUser; message: string }
-    | { ok: false; message: string; fields: Record<string, string>; status?: number };
-
-export const saveProfile = async (body: ProfileBody): Promise<SaveResult> => {
+/** PUT /api/auth/doctor/profile → the updated user, as the session keeps it. */
+export const saveProfile = async (body: ProfileBody): Promise<Result<SessionUser>> => {
     try {
         const { data, error, response } = await api.PUT('/api/auth/doctor/profile', { body });
-        if (data) return { ok: true, user: data.user, message: data.message || 'Profile updated successfully' };
-        return {
-            ok: false,
-            message: errorMessage(error, 'Failed to update profile'),
-            fields: fieldErrors(error),
-            status: response.status,
-        };
+        if (data) return { ok: true, data: data.user };
+        return failure(errorMessage(error, 'Failed to update profile'), response.status, fieldErrors(error));
     } catch {
-        return { ok: false, message: 'Failed to update profile', fields: {} };
+        return failure('Failed to update profile');
     }
 };
 
@@ -56,10 +49,6 @@ export const checkCertificateFile = async (file: File): Promise<string | null> =
     return known ? null : WRONG_TYPE;
 };
 
-export type UploadResult =
-    | { ok: true; file: CertificateFile }
-    | { ok: false; message: string };
-
 /**
  * POST /api/auth/doctor/certificates as multipart form data. XMLHttpRequest,
  * not fetch, because only it reports upload progress. Like the shared client,
@@ -69,7 +58,7 @@ export const uploadCertificate = (
     file: File,
     onProgress: (fraction: number) => void,
     signal?: AbortSignal,
-): Promise<UploadResult> =>
+): Promise<Result<CertificateFile>> =>
     new Promise(resolve => {
         const request = new XMLHttpRequest();
         const token = sessionStore.token();
@@ -82,7 +71,7 @@ export const uploadCertificate = (
         request.onload = () => {
             const body: unknown = request.response;
             if (request.status === 201 && body && typeof body === 'object' && 'id' in body) {
-                resolve({ ok: true, file: body as CertificateFile });
+                resolve({ ok: true, data: body as CertificateFile });
                 return;
             }
             if (request.status === 401 && token) {
@@ -90,11 +79,11 @@ export const uploadCertificate = (
                 window.location.assign(paths.login);
             }
             const fields = fieldErrors(body);
-            if (request.status === 413) resolve({ ok: false, message: TOO_LARGE });
-            else resolve({ ok: false, message: fields.file ?? errorMessage(body, UPLOAD_FAILED) });
+            if (request.status === 413) resolve(failure(TOO_LARGE, 413));
+            else resolve(failure(fields.file ?? errorMessage(body, UPLOAD_FAILED), request.status));
         };
-        request.onerror = () => resolve({ ok: false, message: UPLOAD_FAILED });
-        request.onabort = () => resolve({ ok: false, message: UPLOAD_FAILED });
+        request.onerror = () => resolve(failure(UPLOAD_FAILED));
+        request.onabort = () => resolve(failure(UPLOAD_FAILED));
         signal?.addEventListener('abort', () => request.abort(), { once: true });
         const form = new FormData();
         form.append('file', file, file.name);

@@ -1,4 +1,5 @@
 import { api, errorMessage, fieldErrors, publicApi } from '@/lib/api/client';
+import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 import type { SessionUser } from '@/lib/session/storage';
 
@@ -14,10 +15,11 @@ import type { SessionUser } from '@/lib/session/storage';
 export type SignupBody = components['schemas']['SignupRequest'];
 export type Availability = components['schemas']['AvailabilityIn'];
 
-export type SignupResult =
-    | { ok: true; token: string; user: SessionUser }
-    /** `message` is the server's English text (a translation key), or null when there was none. */
-    | { ok: false; message: string | null; fields: Record<string, string> };
+/**
+ * The new session, or a failure whose message is the server's English text
+ * (a translation key), or '' when there was none (the form has its own).
+ */
+export type SignupResult = Result<{ token: string; user: SessionUser }>;
 
 /** Spec §3 "Availability entry": weekdays 09:00–17:00 available, the weekend not. */
 export const DEFAULT_AVAILABILITY: Availability[] = [
@@ -33,17 +35,17 @@ export const DEFAULT_AVAILABILITY: Availability[] = [
 export const signup = async (body: SignupBody, { asSignedInUser = false } = {}): Promise<SignupResult> => {
     try {
         const client = asSignedInUser ? api : publicApi;
-        const { data, error } = await client.POST('/api/auth/signup', { body });
+        const { data, error, response } = await client.POST('/api/auth/signup', { body });
         if (data) {
             // Spec §8 'Invalid registration response': a 2xx without a session is unusable.
             if (!data.data?.token || !data.data.user) {
-                return { ok: false, message: 'Invalid registration response', fields: {} };
+                return failure('Invalid registration response', response.status);
             }
-            return { ok: true, token: data.data.token, user: data.data.user };
+            return { ok: true, data: { token: data.data.token, user: data.data.user } };
         }
-        return { ok: false, message: errorMessage(error, '') || null, fields: fieldErrors(error) };
+        return failure(errorMessage(error, ''), response.status, fieldErrors(error));
     } catch {
         // Network failure or a body that is not JSON: the page shows its fallback text.
-        return { ok: false, message: null, fields: {} };
+        return failure('');
     }
 };

@@ -47,9 +47,11 @@ export const emailError = (email: string, invalid = 'Invalid email format'): str
     return undefined;
 };
 
+export const PASSWORD_REQUIRED = 'Password is required';
+
 /** Required, then at least `min` characters ('Password must be at least 6 characters'). */
 export const passwordError = (password: string, min: number): string | undefined => {
-    if (!password) return 'Password is required';
+    if (!password) return PASSWORD_REQUIRED;
     if (password.length < min) return `Password must be at least ${min} characters`;
     return undefined;
 };

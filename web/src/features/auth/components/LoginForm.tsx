@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/Button';
 import { Checkbox, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
+import type { FormErrors } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { Role } from '@/lib/session/storage';
 import { login } from '../api';
@@ -15,7 +16,7 @@ import { destinationAfterLogin, LOGIN_PAGES, NO_TOKEN } from '../loginPages';
 import { MESSAGES } from '../messages';
 import { rememberedEmail } from '../rememberedEmail';
 import { serverText } from '../serverText';
-import { hasErrors, validateLogin, type FieldErrors, type LoginField } from '../validation';
+import { hasErrors, validateLogin, type LoginField } from '../validation';
 import { AuthCard } from './AuthCard';
 
 import '../auth.css';
@@ -35,7 +36,7 @@ const LoginForm = ({ role }: { role: Role }) => {
     const [email, setEmail] = useState(() => rememberedEmail.get(role) ?? '');
     const [password, setPassword] = useState('');
     const [remember, setRemember] = useState(() => rememberedEmail.get(role) !== null);
-    const [errors, setErrors] = useState<FieldErrors<LoginField>>({});
+    const [errors, setErrors] = useState<FormErrors<LoginField>>({});
     const [submitted, setSubmitted] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);
     const [busy, setBusy] = useState(false);
@@ -82,7 +83,7 @@ const LoginForm = ({ role }: { role: Role }) => {
                 setErrors({ email: emailProblem, password: passwordProblem });
                 setFocusRequest(count => count + 1);
             }
-            fail(result.message ?? page.fallbackError);
+            fail(result.message || page.fallbackError);
             return;
         }
         const { token, user } = result.data;

@@ -7,10 +7,11 @@ import { Button } from '@/components/ui/Button';
 import { TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
+import type { FormErrors } from '@/lib/forms/fields';
 import { resetPassword } from '../api';
 import { MESSAGES } from '../messages';
 import { serverText } from '../serverText';
-import { hasErrors, NEW_PASSWORD_MIN, validateNewPassword, type FieldErrors, type NewPasswordField } from '../validation';
+import { hasErrors, NEW_PASSWORD_MIN, validateNewPassword, type NewPasswordField } from '../validation';
 import { AuthCard } from './AuthCard';
 
 type Stage =
@@ -28,7 +29,7 @@ export const NewPasswordForm = ({ token }: { token: string }) => {
     const notify = useToast();
     const [password, setPassword] = useState('');
     const [confirm, setConfirm] = useState('');
-    const [errors, setErrors] = useState<FieldErrors<NewPasswordField>>({});
+    const [errors, setErrors] = useState<FormErrors<NewPasswordField>>({});
     const [submitted, setSubmitted] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);
     const [stage, setStage] = useState<Stage>({ name: 'form' });
@@ -78,7 +79,7 @@ export const NewPasswordForm = ({ token }: { token: string }) => {
             setErrors({ password: result.fields.password });
             setAttempt(count => count + 1);
         }
-        setFailure(result.message ?? MESSAGES.resetFailed);
+        setFailure(result.message || MESSAGES.resetFailed);
     };
 
     if (stage.name === 'done') {

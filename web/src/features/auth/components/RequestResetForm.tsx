@@ -6,10 +6,10 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { TextField } from '@/components/ui/Field';
 import { paths } from '@/config/paths';
+import { emailError } from '@/lib/forms/fields';
 import { requestPasswordReset } from '../api';
-import { serverText } from '../serverText';
 import { MESSAGES } from '../messages';
-import { emailError } from '../validation';
+import { serverText } from '../serverText';
 import { AuthCard } from './AuthCard';
 
 /**
@@ -58,7 +58,7 @@ export const RequestResetForm = () => {
             setError(result.fields.email);
             setAttempt(count => count + 1);
         }
-        setFailure(result.message ?? MESSAGES.resetRequestFailed);
+        setFailure(result.message || MESSAGES.resetRequestFailed);
     };
 
     if (sent) {

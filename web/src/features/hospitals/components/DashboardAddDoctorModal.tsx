@@ -7,6 +7,7 @@ import { SelectField, TextField } from '@/components/ui/Field';
 import { Modal } from '@/components/ui/Modal';
 import { useToast } from '@/components/ui/Toasts';
 import { SPECIALTIES } from '@/config/paths';
+import { useCheckedForm } from '@/lib/forms/useCheckedForm';
 import { addDoctor, mentionsSubscription, type Doctor } from '../api';
 import {
     dashboardCreateBody,
@@ -14,7 +15,6 @@ import {
     validateDashboardDoctor,
     type DashboardDoctorField,
 } from '../validation';
-import { useDoctorForm } from './useDoctorForm';
 
 import '../hospitals.css';
 
@@ -40,9 +40,10 @@ export const DashboardAddDoctorModal = ({
     const { t } = useTranslation('hospitals');
     const notify = useToast();
     const formId = useId();
-    const { form, set, error, check, showServerFields, formRef } = useDoctorForm(
+    const { form, set, error, check, showServerFields, formRef } = useCheckedForm(
         EMPTY_DASHBOARD_FORM,
         validateDashboardDoctor,
+        'hospitals',
     );
     const [busy, setBusy] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);

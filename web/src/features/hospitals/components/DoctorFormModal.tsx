@@ -10,6 +10,7 @@ import { useToast } from '@/components/ui/Toasts';
 import { paths, SPECIALTIES } from '@/config/paths';
 import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
 import { saveDoctorDraft } from '@/lib/forms/doctorDraft';
+import { useCheckedForm } from '@/lib/forms/useCheckedForm';
 import { addDoctor, updateDoctor, type Doctor } from '../api';
 import {
     EMPTY_MANAGE_FORM,
@@ -19,7 +20,6 @@ import {
     validateManageDoctor,
     type ManageDoctorField,
 } from '../validation';
-import { useDoctorForm } from './useDoctorForm';
 
 import '../hospitals.css';
 
@@ -47,9 +47,10 @@ export const DoctorFormModal = ({
     const navigate = useNavigate();
     const formId = useId();
     const adding = doctor === null;
-    const { form, set, error, check, showServerFields, formRef } = useDoctorForm(
+    const { form, set, error, check, showServerFields, formRef } = useCheckedForm(
         doctor ? manageFormOf(doctor) : EMPTY_MANAGE_FORM,
         values => validateManageDoctor(values, { adding }),
+        'hospitals',
     );
     const [busy, setBusy] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);

@@ -96,7 +96,7 @@ export const CertificateFileField = ({
         setStage({ kind: 'idle' });
         if (result.ok) {
             setJustUploaded(true);
-            onUploaded(result.file);
+            onUploaded(result.data);
         } else {
             onError(result.message);
         }

@@ -137,7 +137,7 @@ export const DoctorProfile = ({ user }: { user: SessionUser }) => {
         const result = await saveProfile(bodyFromForm(draft));
         setSaving(false);
         if (result.ok) {
-            updateUser(result.user);
+            updateUser(result.data);
             setDraft(null);
             setAttempted(false);
             setReported({});

@@ -1,21 +1,19 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { useToast } from '@/components/ui/Toasts';
+import type { FormErrors } from '@/lib/forms/fields';
+import { useCheckedForm } from '@/lib/forms/useCheckedForm';
 import type { SessionUser } from '@/lib/session/storage';
 import { signup, type SignupBody } from '../api';
-import type { FormErrors } from '@/lib/forms/fields';
 
 /**
- * State and submission shared by the three registration forms.
- *
- * - Errors appear after the first submit and then follow the input live, so
- *   a message goes away as soon as the field is fixed.
- * - A failed submit moves focus to the first invalid field (the message is
- *   tied to it, so a screen reader reads both).
- * - Server failures (spec §8) become a toast and an inline alert; the
- *   server's per-field messages go under their fields until edited.
- * Messages are English keys, translated here at render time.
+ * Submission shared by the three registration forms, on top of the checked
+ * form state of `lib/forms` (errors after the first submit, focus on the
+ * first field in error, the server's field messages until edited). Server
+ * failures (spec §8) become a toast and an inline alert; per-field messages
+ * for fields the form does not show join the alert. Messages are English
+ * keys, translated here at render time.
  */
 export interface Failure {
     /** Translated text of the alert. */
@@ -39,45 +37,18 @@ export const useRegistrationForm = <Form extends object>({
     fallback,
     asSignedInUser = false,
 }: Options<Form>) => {
-    type Field = Extract<keyof Form, string>;
     const { t } = useTranslation('register');
     const notify = useToast();
-    const [form, setForm] = useState<Form>(initial);
-    const [submitted, setSubmitted] = useState(false);
-    const [serverFields, setServerFields] = useState<Record<string, string>>({});
+    const { form, set, error, check, showServerFields, formRef } = useCheckedForm(initial, validate, 'register');
     const [failure, setFailure] = useState<Failure | null>(null);
     const [busy, setBusy] = useState(false);
-    const [focusRequest, setFocusRequest] = useState(0);
-    const formRef = useRef<HTMLFormElement>(null);
     const failureRef = useRef<HTMLDivElement>(null);
-
-    const clientErrors: FormErrors<Field> = submitted ? validate(form) : {};
-
-    useEffect(() => {
-        if (!focusRequest) return;
-        formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-    }, [focusRequest]);
 
     useEffect(() => {
         if (!failure) return;
         const still = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
         failureRef.current?.scrollIntoView({ block: 'nearest', behavior: still ? 'auto' : 'smooth' });
     }, [failure]);
-
-    const set = useCallback(<K extends keyof Form>(field: K, value: Form[K]) => {
-        setForm(current => ({ ...current, [field]: value }));
-        setServerFields(current => {
-            if (!(field in current)) return current;
-            const { [field as string]: _edited, ...rest } = current;
-            return rest;
-        });
-    }, []);
-
-    /** The translated message under `field`, if any. */
-    const error = (field: Field): string | undefined => {
-        const message = clientErrors[field] ?? serverFields[field];
-        return message ? t(message) : undefined;
-    };
 
     /**
      * The form's onSubmit: validates, then sends `build(form)` and hands a
@@ -90,23 +61,18 @@ export const useRegistrationForm = <Form extends object>({
         ) =>
         async (event: FormEvent<HTMLFormElement>) => {
             event.preventDefault();
-            if (busy) return;
-            setSubmitted(true);
-            if (Object.keys(validate(form)).length > 0) {
-                setFocusRequest(count => count + 1);
-                return;
-            }
+            if (busy || !check()) return;
             setBusy(true);
             setFailure(null);
             const result = await signup(build(form), { asSignedInUser });
             setBusy(false);
             if (result.ok) {
-                onSuccess({ token: result.token, user: result.user });
+                onSuccess(result.data);
                 return;
             }
-            const message = t(result.message ?? fallback);
+            const message = t(result.message || fallback);
             const shown = new Set(Object.keys(form));
-            setServerFields(result.fields);
+            showServerFields(result.fields);
             setFailure({
                 message,
                 details: Object.entries(result.fields)
@@ -114,7 +80,6 @@ export const useRegistrationForm = <Form extends object>({
                     .map(([, text]) => t(text)),
             });
             notify(message, 'error');
-            if (Object.keys(result.fields).some(field => shown.has(field))) setFocusRequest(count => count + 1);
         };
 
     return { form, set, error, busy, failure, failureRef, formRef, submitWith, dismissFailure: () => setFailure(null) };

@@ -1,22 +1,27 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import type { FormErrors } from '@/lib/forms/fields';
+import type { FormErrors } from './fields';
 
 /**
- * State of a doctor form (both hospital forms):
- * - errors appear after the first submit, then follow the input live;
+ * The state every checked form shares (the registration forms, both hospital
+ * doctor forms):
+ * - errors appear after the first submit, then follow the input live, so a
+ *   message goes away as soon as the field is fixed;
  * - a refused submit moves focus to the first field in error (its message is
  *   tied to it with aria-describedby, so a screen reader reads both);
- * - the server's per-field messages (422, 409) go under their fields until edited.
- * Messages are English keys, translated at render.
+ * - the server's per-field messages (422, 409) go under their fields until
+ *   edited.
+ * Messages are English keys, translated at render in the form's namespace.
+ * What differs between forms (fields, checks, texts) comes in as data.
  */
-export const useDoctorForm = <Form extends object>(
-    initial: Form,
+export const useCheckedForm = <Form extends object>(
+    initial: Form | (() => Form),
     validate: (form: Form) => FormErrors<Extract<keyof Form, string>>,
+    namespace: string,
 ) => {
     type Field = Extract<keyof Form, string>;
-    const { t } = useTranslation('hospitals');
+    const { t } = useTranslation(namespace);
     const [form, setForm] = useState<Form>(initial);
     const [submitted, setSubmitted] = useState(false);
     const [serverFields, setServerFields] = useState<Record<string, string>>({});
@@ -57,7 +62,7 @@ export const useDoctorForm = <Form extends object>(
     /** The server's field messages; focus goes to the first one the form shows. */
     const showServerFields = (fields: Record<string, string>) => {
         setServerFields(fields);
-        if (Object.keys(fields).some(field => field in form)) setFocusRequest(count => count + 1);
+        if (Object.keys(fields).some(field => Object.hasOwn(form, field))) setFocusRequest(count => count + 1);
     };
 
     return { form, set, error, check, showServerFields, formRef };
