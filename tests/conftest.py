@@ -158,7 +158,9 @@ def _reset_database() -> None:
         conn.execute(
             text(
                 "TRUNCATE independent.doctors, independent.audit_events,"
-                " independent.consultations, independent.transcript_lines"
+                " independent.consultations, independent.transcript_lines,"
+                " independent.consultation_drafts, independent.consultation_notes,"
+                " independent.consultation_note_entries, independent.record_settings"
             )
         )
         conn.execute(

@@ -14,6 +14,7 @@ from cara.assistant_routes import router as assistant_router
 from cara.auth.endpoints import router as auth_router
 from cara.billing.endpoints import router as billing_router
 from cara.config import get_settings
+from cara.consultations.endpoints import router as consultations_router
 from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers
@@ -51,6 +52,7 @@ def create_app() -> FastAPI:
     api.include_router(admin_console_router)
     api.include_router(assistant_router)
     api.include_router(billing_router)
+    api.include_router(consultations_router)
     api.include_router(doctors_router)
     api.include_router(profiles_router)
     app.include_router(api)

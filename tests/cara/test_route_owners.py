@@ -23,6 +23,7 @@ OWNERS = {
     "/api/auth/signup": "cara.registration",
     "/api/auth": "cara.auth",
     "/api/certificates": "cara.profiles",
+    "/api/consultations": "cara.consultations",
     "/api/doctors": "cara.doctors",
     "/api/health": "cara.health",
     "/api/live": "cara.live",

@@ -16,7 +16,17 @@ from cara.models.platform import (
     Tenant,
     TenantRollup,
 )
-from cara.models.tenant import CertificateFile, Consultation, DoctorProfile, TenantAuditEvent, TranscriptLine
+from cara.models.tenant import (
+    CertificateFile,
+    Consultation,
+    ConsultationDraft,
+    ConsultationNote,
+    ConsultationNoteEntry,
+    DoctorProfile,
+    RecordSettings,
+    TenantAuditEvent,
+    TranscriptLine,
+)
 
 __all__ = [
     "Account",
@@ -24,6 +34,9 @@ __all__ = [
     "AuditEvent",
     "CertificateFile",
     "Consultation",
+    "ConsultationDraft",
+    "ConsultationNote",
+    "ConsultationNoteEntry",
     "DoctorProfile",
     "Hospital",
     "OutboxJob",
@@ -33,6 +46,7 @@ __all__ = [
     "Plan",
     "PlatformBase",
     "ProviderEvent",
+    "RecordSettings",
     "Subscription",
     "Tenant",
     "TenantAuditEvent",

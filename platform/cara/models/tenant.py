@@ -109,6 +109,10 @@ class CertificateFile(TenantBase):
 
 
 SPEAKERS = ("user", "assistant", "tool")
+CONSULTATION_STATES = ("in_progress", "draft", "signed")
+CONSENT_BASES = ("doctor_confirmed", "tenant_policy")
+DRAFT_KINDS = ("summary", "report")
+NOTE_ENTRY_KINDS = ("signature", "addendum")
 
 
 class Consultation(TenantBase):
@@ -120,7 +124,12 @@ class Consultation(TenantBase):
 
     __tablename__ = "consultations"
     # Named explicitly: a conventional name would embed the schema when tables are copied per tenant.
-    __table_args__ = (Index("ix_consultations_doctor_account_id", "doctor_account_id"),)
+    __table_args__ = (
+        # The doctor's list, newest first, paged by (started_at, id); also every doctor-filtered read.
+        Index("ix_consultations_doctor_started", "doctor_account_id", "started_at", "id"),
+        CheckConstraint(f"state IN {CONSULTATION_STATES}", name="state"),
+        CheckConstraint(f"consent_basis IN {CONSENT_BASES}", name="consent_basis"),
+    )
 
     id: Mapped[uuid.UUID] = uuid_pk()
     doctor_account_id: Mapped[uuid.UUID] = mapped_column(
@@ -133,6 +142,15 @@ class Consultation(TenantBase):
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Upstream connections after the first (goAway, drops): an operational fact, not clinical data.
     reconnects: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # The consultation record (cara.consultations): consent before anything is relayed, who it was
+    # about (never sent to the AI model), a one-line title and where the note stands.
+    consent_basis: Mapped[str | None] = mapped_column(String(32))
+    consent_by_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    consent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    patient_reference: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    title: Mapped[str | None] = mapped_column(String(200))
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="in_progress")
+    signed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class TranscriptLine(TenantBase):
@@ -155,3 +173,87 @@ class TranscriptLine(TenantBase):
     # When the line began (its first transcription fragment).
     spoken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     created_at: Mapped[datetime] = created_at()
+
+
+# ---------------------------------------------------------------- the consultation record
+
+
+class ConsultationDraft(TenantBase):
+    """A summary or report draft generated from a consultation's stored transcript."""
+
+    __tablename__ = "consultation_drafts"
+    __table_args__ = (
+        CheckConstraint(f"kind IN {DRAFT_KINDS}", name="kind"),
+        Index("ix_consultation_drafts_consultation_id", "consultation_id"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    consultation_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="CASCADE"), nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    focus: Mapped[str | None] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    # Radiology report sections (indication, technique, findings, impression, RADS), when structured.
+    sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # [{"sentence": str, "lineIds": [int, ...]}]: which transcript lines each sentence came from.
+    evidence: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
+    model: Mapped[str] = mapped_column(String(200), nullable=False)
+    prompt_version: Mapped[str] = mapped_column(String(50), nullable=False)
+    created_at: Mapped[datetime] = created_at()
+
+
+class ConsultationNote(TenantBase):
+    """The clinician's note of a consultation: edited with optimistic concurrency (`version`),
+    then signed. A signed note's text never changes; later additions are addenda."""
+
+    __tablename__ = "consultation_notes"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    consultation_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="CASCADE"), unique=True, nullable=False
+    )
+    text: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # The draft it started from, if any (kept when the draft is deleted).
+    source_draft_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class ConsultationNoteEntry(TenantBase):
+    """An immutable signed version of a note: the signature itself, then any addenda."""
+
+    __tablename__ = "consultation_note_entries"
+    __table_args__ = (
+        CheckConstraint(f"kind IN {NOTE_ENTRY_KINDS}", name="kind"),
+        UniqueConstraint("note_id", "number", name="uq_consultation_note_entries_note_number"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    note_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultation_notes.id", ondelete="CASCADE"), nullable=False
+    )
+    # 1 is the signature; 2, 3, ... the addenda, in order.
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    author_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    author_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    # SHA-256 (hex) of the entry's canonical content: text, sections, author, time.
+    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = created_at()
+
+
+class RecordSettings(TenantBase):
+    """Consultation-record settings: one row for a hospital schema (`owner` = "hospital"), one per
+    doctor in the shared independent schema (`owner` = the doctor's account id)."""
+
+    __tablename__ = "record_settings"
+
+    owner: Mapped[str] = mapped_column(String(64), primary_key=True)
+    consent_mandatory: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    retention_days: Mapped[int] = mapped_column(Integer, nullable=False, default=30)
+    updated_at: Mapped[datetime] = updated_at()

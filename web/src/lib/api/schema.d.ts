@@ -435,6 +435,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/consultations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start Consultation
+         * @description Start a consultation after the doctor confirmed the patient's consent (stored with who and
+         *     when, and audited). The live socket then names it by `id` in its first message.
+         */
+        post: operations["consultations_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doctors": {
         parameters: {
             query?: never;
@@ -1004,6 +1025,62 @@ export interface components {
             /** Sessionid */
             sessionId?: string | null;
         };
+        /** ConsentOut */
+        ConsentOut: {
+            /** Basis */
+            basis: ("doctor_confirmed" | "tenant_policy") | null;
+            /** Givenat */
+            givenAt: string | null;
+            /** Givenby */
+            givenBy: string | null;
+        };
+        /**
+         * ConsultationCreate
+         * @description Start a consultation once the doctor confirmed the patient's consent.
+         */
+        ConsultationCreate: {
+            /**
+             * Consent
+             * @description the patient agreed to AI assistance and recording
+             */
+            consent: boolean;
+            /**
+             * Console
+             * @description the console kind, e.g. radiologist or generic
+             */
+            console: string;
+            patientReference?: components["schemas"]["PatientReference"] | null;
+        };
+        /** ConsultationOut */
+        ConsultationOut: {
+            consent: components["schemas"]["ConsentOut"];
+            /** Console */
+            console: string;
+            /** Durationseconds */
+            durationSeconds: number | null;
+            /** Endedat */
+            endedAt: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Linecount */
+            lineCount: number;
+            patientReference: components["schemas"]["PatientReference"] | null;
+            /**
+             * Startedat
+             * Format: date-time
+             */
+            startedAt: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "in_progress" | "draft" | "signed";
+            /** Title */
+            title: string | null;
+        };
         /**
          * CurrentSubscription
          * @description The caller's subscription; `planId` is null and status `inactive` when there is none.
@@ -1314,6 +1391,21 @@ export interface components {
         MessageResponse: {
             /** Message */
             message: string;
+        };
+        /**
+         * PatientReference
+         * @description Who the consultation was about: a hospital record number, or name, age and sex.
+         *     Stored with the consultation and exported as the document's subject; never sent to the AI model.
+         */
+        PatientReference: {
+            /** Age */
+            age?: number | null;
+            /** Name */
+            name?: string | null;
+            /** Recordnumber */
+            recordNumber?: string | null;
+            /** Sex */
+            sex?: ("female" | "male" | "other" | "unknown") | null;
         };
         /** PaymentOut */
         PaymentOut: {
@@ -3020,6 +3112,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    consultations_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsultationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultationOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -1,0 +1,1 @@
+"""The consultation record: consent, transcript, drafts, the signed note and its exports."""
