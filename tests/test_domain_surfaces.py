@@ -71,12 +71,8 @@ EXCEPTIONS: dict[str, tuple[frozenset[str] | None, str]] = {
         "the seat and trial rule, applied inside the caller's transaction while it creates a doctor",
     ),
     "cara.live.permission": (
-        frozenset({"chat", "consultations", "summaries"}),
+        frozenset({"chat", "summaries"}),
         "the one check of who may use the assistant, shared by every assistant endpoint",
-    ),
-    "cara.live.assistant_profiles": (
-        frozenset({"consultations"}),
-        "the console kinds a consultation can be started in are the assistant's profiles",
     ),
     "cara.clinical.tool": (
         frozenset({"live"}),

@@ -11,6 +11,10 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 from cara.kit.bodies import RequestBody
 
 ConsultationState = Literal["in_progress", "draft", "signed"]
+# The consoles a consultation runs in: the live assistant's profiles (a test keeps them equal).
+CONSOLES = frozenset(
+    {"radiologist", "radiotherapist", "cardiologist", "general-practitioner", "nurse", "generic"}
+)
 
 
 class PatientReference(RequestBody):

@@ -18,19 +18,22 @@ from cara.auth.principal import NO_PERMISSION, Principal
 from cara.config import get_settings
 from cara.consultations import repository
 from cara.consultations.schemas import (
+    CONSOLES,
     ConsentOut,
     ConsultationCreate,
     ConsultationOut,
     PatientReference,
 )
+from cara.kit.db import session_scope
 from cara.kit.errors import Forbidden, NotFound, ValidationFailed
-from cara.live.assistant_profiles import ASSISTANT_PROFILES
 from cara.models import Consultation
 from cara.models.base import utcnow
+from cara.subscriptions.service import grants_clinical_access
 
 NOT_FOUND = "Consultation not found."
 CONSENT_REQUIRED = "The patient's consent is required before the consultation starts."
 UNKNOWN_CONSOLE = "Unknown console."
+NEEDS_SUBSCRIPTION = "An active subscription is required to use Cara. Please choose a plan."
 DEFAULT_RETENTION_DAYS = 30
 
 
@@ -43,6 +46,15 @@ class RecordPolicy:
 def _doctor(principal: Principal) -> None:
     if principal.role != "doctor":
         raise Forbidden(NO_PERMISSION)
+
+
+def _may_start(principal: Principal) -> None:
+    """Doctors with clinical access (spec §6) start consultations; the live socket checks again."""
+    _doctor(principal)
+    # Subscriptions are platform rows: read them outside the caller's tenant session.
+    with session_scope() as platform:
+        if not grants_clinical_access(platform, principal.account):
+            raise Forbidden(NEEDS_SUBSCRIPTION)
 
 
 def settings_owner(principal: Principal) -> str:
@@ -83,9 +95,9 @@ def start_consultation(session: Session, principal: Principal, body: Consultatio
 
     Where the tenant made consent not mandatory, a consultation may start without the click;
     its consent is then recorded as the tenant's policy."""
-    _doctor(principal)
+    _may_start(principal)
     console = body.console.strip().lower()
-    if console not in ASSISTANT_PROFILES:
+    if console not in CONSOLES:
         raise ValidationFailed({"console": UNKNOWN_CONSOLE})
     rules = policy(session, principal)
     if not body.consent and rules.consent_mandatory:

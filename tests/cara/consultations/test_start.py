@@ -95,6 +95,23 @@ class TestStart:
         )
 
 
+def test_consoles_are_the_assistant_profiles() -> None:
+    from cara.consultations.schemas import CONSOLES
+    from cara.live.assistant_profiles import ASSISTANT_PROFILES
+
+    assert set(ASSISTANT_PROFILES) == CONSOLES
+
+
+def test_without_clinical_access_nothing_starts(client: Any, monkeypatch: Any) -> None:
+    from cara.config import get_settings
+
+    monkeypatch.setattr(get_settings(), "trial_days", 0)
+    lapsed = auth(signup(client, doctor_payload())["token"])
+    r = start(client, lapsed)
+    assert r.status_code == 403
+    assert r.json()["message"] == "An active subscription is required to use Cara. Please choose a plan."
+
+
 class TestOpenForLive:
     def test_own_consultation_with_consent(self, client: Any, doctor: dict[str, str]) -> None:
         cid = start(client, doctor).json()["id"]
