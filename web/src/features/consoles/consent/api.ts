@@ -1,0 +1,29 @@
+/**
+ * Opening a consultation once the doctor confirmed the patient's consent
+ * (POST /api/consultations). The answer's id is what the live socket's first
+ * frame carries; the server relays nothing without it.
+ */
+import { api, errorMessage } from '@/lib/api/client';
+import { failure, type Result } from '@/lib/api/result';
+import type { components } from '@/lib/api/schema';
+
+export type PatientReference = components['schemas']['PatientReference'];
+export type OpenedConsultation = components['schemas']['ConsultationOut'];
+
+export const CONSENT_FAILED = 'The consultation could not be started. Please try again.';
+export const CONSENT_NETWORK = 'Network error. Please check connection and try again.';
+
+export const openConsultation = async (
+    console: string,
+    patientReference: PatientReference | null,
+): Promise<Result<OpenedConsultation>> => {
+    try {
+        const { data, error, response } = await api.POST('/api/consultations', {
+            body: { console, consent: true, patientReference },
+        });
+        if (response.ok && data) return { ok: true, data };
+        return failure(errorMessage(error, CONSENT_FAILED), response.status);
+    } catch {
+        return failure(CONSENT_NETWORK);
+    }
+};
