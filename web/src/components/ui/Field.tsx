@@ -5,6 +5,29 @@ import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttribu
  * (aria-invalid + aria-describedby), so the message is announced and the
  * browser tests can read it by the field's label.
  */
+
+/** The control's id (given or generated) and the attributes that tie its error to it. */
+const useControl = (id: string | undefined, error: string | undefined) => {
+    const generated = useId();
+    const controlId = id ?? generated;
+    const errorId = `${controlId}-error`;
+    return {
+        errorId,
+        control: {
+            id: controlId,
+            'aria-invalid': error ? true : undefined,
+            'aria-describedby': error ? errorId : undefined,
+        },
+    };
+};
+
+const FieldError = ({ id, error }: { id: string; error?: string }) =>
+    error ? (
+        <p className="field-error" id={id}>
+            {error}
+        </p>
+    ) : null;
+
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
     label: string;
     error?: string;
@@ -12,24 +35,13 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
 }
 
 export const TextField = ({ label, error, hint, id, ...input }: FieldProps) => {
-    const generated = useId();
-    const inputId = id ?? generated;
-    const errorId = `${inputId}-error`;
+    const { errorId, control } = useControl(id, error);
     return (
         <div className="field">
-            <label htmlFor={inputId}>{label}</label>
-            <input
-                id={inputId}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? errorId : undefined}
-                {...input}
-            />
+            <label htmlFor={control.id}>{label}</label>
+            <input {...control} {...input} />
             {hint && !error && <small className="field-hint">{hint}</small>}
-            {error && (
-                <p className="field-error" id={errorId}>
-                    {error}
-                </p>
-            )}
+            <FieldError id={errorId} error={error} />
         </div>
     );
 };
@@ -42,18 +54,11 @@ interface SelectProps extends SelectHTMLAttributes<HTMLSelectElement> {
 }
 
 export const SelectField = ({ label, error, options, placeholder, id, ...select }: SelectProps) => {
-    const generated = useId();
-    const selectId = id ?? generated;
-    const errorId = `${selectId}-error`;
+    const { errorId, control } = useControl(id, error);
     return (
         <div className="field">
-            <label htmlFor={selectId}>{label}</label>
-            <select
-                id={selectId}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? errorId : undefined}
-                {...select}
-            >
+            <label htmlFor={control.id}>{label}</label>
+            <select {...control} {...select}>
                 {placeholder !== undefined && <option value="">{placeholder}</option>}
                 {options.map(option => (
                     <option key={option.value} value={option.value}>
@@ -61,11 +66,7 @@ export const SelectField = ({ label, error, options, placeholder, id, ...select 
                     </option>
                 ))}
             </select>
-            {error && (
-                <p className="field-error" id={errorId}>
-                    {error}
-                </p>
-            )}
+            <FieldError id={errorId} error={error} />
         </div>
     );
 };
@@ -76,24 +77,12 @@ interface CheckboxProps extends InputHTMLAttributes<HTMLInputElement> {
 }
 
 export const Checkbox = ({ label, error, id, ...input }: CheckboxProps) => {
-    const generated = useId();
-    const inputId = id ?? generated;
-    const errorId = `${inputId}-error`;
+    const { errorId, control } = useControl(id, error);
     return (
         <div className="field field-checkbox">
-            <input
-                type="checkbox"
-                id={inputId}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? errorId : undefined}
-                {...input}
-            />
-            <label htmlFor={inputId}>{label}</label>
-            {error && (
-                <p className="field-error" id={errorId}>
-                    {error}
-                </p>
-            )}
+            <input type="checkbox" {...control} {...input} />
+            <label htmlFor={control.id}>{label}</label>
+            <FieldError id={errorId} error={error} />
         </div>
     );
 };
@@ -105,23 +94,12 @@ interface TextAreaProps extends TextareaHTMLAttributes<HTMLTextAreaElement> {
 
 /** A labelled textarea with its error tied to it, like TextField. */
 export const TextAreaField = ({ label, error, id, ...textarea }: TextAreaProps) => {
-    const generated = useId();
-    const inputId = id ?? generated;
-    const errorId = `${inputId}-error`;
+    const { errorId, control } = useControl(id, error);
     return (
         <div className="field">
-            <label htmlFor={inputId}>{label}</label>
-            <textarea
-                id={inputId}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? errorId : undefined}
-                {...textarea}
-            />
-            {error && (
-                <p className="field-error" id={errorId}>
-                    {error}
-                </p>
-            )}
+            <label htmlFor={control.id}>{label}</label>
+            <textarea {...control} {...textarea} />
+            <FieldError id={errorId} error={error} />
         </div>
     );
 };

@@ -1,5 +1,5 @@
 import type { Specialty } from '@/config/paths';
-import { DOCTOR_FORMS, validateDoctorFields } from '@/lib/forms/doctor';
+import { DOCTOR_FORMS, validateDoctorFields, type DoctorFields } from '@/lib/forms/doctor';
 import { isSpecialty, wholeNumber, type FormErrors } from '@/lib/forms/fields';
 import type { DoctorCreate, DoctorUpdate, Doctor } from './api';
 
@@ -103,19 +103,12 @@ export const manageUpdateBody = (form: ManageDoctorForm, doctor: Doctor, hospita
 
 // ---------------------------------------------------------------- dashboard add form
 
-export interface DashboardDoctorForm {
-    name: string;
-    email: string;
-    phoneNumber: string;
-    /** Blank until chosen ('Select Specialty'). */
-    specialty: string;
-    licenseNumber: string;
-    experience: string;
-    password: string;
-    /** Free text here (spec §2 "Hospital Dashboard"). */
-    country: string;
-    state: string;
-}
+/**
+ * Exactly the shared doctor fields, all as typed: the specialty is blank
+ * until chosen ('Select Specialty'), the country free text (spec §2
+ * "Hospital Dashboard").
+ */
+export type DashboardDoctorForm = DoctorFields;
 export type DashboardDoctorField = keyof DashboardDoctorForm;
 
 /** Spec §5/§9: experience 1 by default on the dashboard. */

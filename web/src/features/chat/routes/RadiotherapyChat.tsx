@@ -146,6 +146,7 @@ const RadiotherapyChat = () => {
                 <textarea
                     ref={input}
                     id={inputId}
+                    className="form-control"
                     rows={2}
                     value={draft}
                     maxLength={8000}

@@ -137,7 +137,7 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
 
     return (
         <main className="page hosp-page">
-            <header className="hosp-header">
+            <header className="page-header hosp-header">
                 <div>
                     <h1>{t('Hospital Dashboard')}</h1>
                     <p className="hosp-welcome" data-testid="welcome">

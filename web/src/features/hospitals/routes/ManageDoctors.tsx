@@ -116,7 +116,7 @@ const Manage = ({ user }: { user: SessionUser }) => {
 
     return (
         <main className="page hosp-page">
-            <header className="hosp-header">
+            <header className="page-header hosp-header">
                 <div>
                     <h1>{t('Manage Doctors')}</h1>
                     <p className="hosp-subtitle">{t("Add, edit, activate or remove your hospital's doctors.")}</p>

@@ -23,7 +23,7 @@ export const ProfileHeader = ({
 }) => {
     const { t } = useTranslation('doctor');
     return (
-        <header className="profile-header">
+        <header className="page-header profile-header">
             <div className="profile-identity">
                 <span className="profile-avatar" aria-hidden="true">
                     {initials(name)}

@@ -103,7 +103,7 @@ const DoctorSubscriptionPage = () => {
 
     return (
         <main className="page sub-page">
-            <header className="sub-header">
+            <header className="page-header">
                 <div>
                     <h1>{heading}</h1>
                     <TestPaymentsBadge />

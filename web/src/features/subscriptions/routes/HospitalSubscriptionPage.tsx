@@ -45,7 +45,7 @@ const HospitalSubscriptionPage = () => {
 
     return (
         <main className="page sub-page">
-            <header className="sub-header">
+            <header className="page-header">
                 <div>
                     <h1>{t('Subscription Management')}</h1>
                     <TestPaymentsBadge />
