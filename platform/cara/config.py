@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     login_window_seconds: int = 15 * 60
 
     max_body_bytes: int = 1_048_576
+    # Swagger UI at /api/docs: on by default except in production.
+    api_docs: bool | None = None
     # Origins allowed to call the API from another site (JSON list); empty = same origin only.
     cors_origins: list[str] = []
 
@@ -103,6 +105,10 @@ class Settings(BaseSettings):
         default="none", validation_alias="OTEL_METRICS_EXPORTER"
     )
     otel_service_name: str = Field(default="cara-api", validation_alias="OTEL_SERVICE_NAME")
+
+    @property
+    def api_docs_enabled(self) -> bool:
+        return self.api_docs if self.api_docs is not None else self.cara_env != "production"
 
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:

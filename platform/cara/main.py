@@ -18,6 +18,8 @@ from cara.consultations.endpoints import router as consultations_router
 from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers
+from cara.kit.api_docs import mount_api_docs
+from cara.kit.headers import SecurityHeaders
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import BodySizeLimit, RequestContext
 from cara.kit.static import mount_spa
@@ -42,7 +44,8 @@ def create_app() -> FastAPI:
         version="0.1.0",
         description="Clinical AI assistant console: doctors, hospitals and platform admins.",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        # Swagger UI is served from the server's own files (cara.kit.api_docs), never a CDN.
+        docs_url=None,
         redoc_url=None,
     )
     api = APIRouter(prefix="/api")
@@ -56,6 +59,8 @@ def create_app() -> FastAPI:
     api.include_router(doctors_router)
     api.include_router(profiles_router)
     app.include_router(api)
+    if settings.api_docs_enabled:
+        mount_api_docs(app)
 
     # The admin console (admin-web/) at /admin/; the spec's /admin-dashboard leads there.
     if mount_spa(app, prefix="/admin", dist=REPO_ROOT / "admin-web" / "dist"):
@@ -75,6 +80,8 @@ def create_app() -> FastAPI:
         larger={CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024},
     )
     app.add_middleware(RequestContext)
+    # Every HTTP answer (a 500 gets them from its handler, cara.kit.handlers).
+    app.add_middleware(SecurityHeaders)
     if settings.cors_origins:
         # Same-origin deployments need none of this; a separately hosted console
         # must be able to read the list totals in Content-Range.

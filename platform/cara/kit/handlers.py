@@ -20,6 +20,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cara.kit.errors import CaraError, TooManyRequests
+from cara.kit.headers import security_headers
 
 log = logging.getLogger("cara.errors")
 
@@ -89,7 +90,11 @@ async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error", exc_info=exc, extra={"path_template": _route(request)})
-    return JSONResponse(error_body("Something went wrong on our side. Please try again."), status_code=500)
+    # Starlette answers this one from its outermost middleware, outside SecurityHeaders.
+    headers = {k.decode(): v.decode() for k, v in security_headers(request.scope)}
+    return JSONResponse(
+        error_body("Something went wrong on our side. Please try again."), status_code=500, headers=headers
+    )
 
 
 def _route(request: Request) -> str:
