@@ -9,8 +9,10 @@ import jwt
 import pytest
 from sqlalchemy import update
 
+from cara.auth.principal import NO_PERMISSION
 from cara.config import get_settings
 from cara.kit.db import session_scope
+from cara.kit.redis import get_redis
 from cara.models import Account, Tenant
 from tests.factories import auth, doctor_payload, hospital_payload, signup
 
@@ -172,6 +174,30 @@ class TestTokens:
         assert r.json()["message"] == "Logged out successfully"
         assert client.get("/api/auth/user", headers=auth(t1)).status_code == 401
         assert client.get("/api/auth/user", headers=auth(t2)).status_code == 200
+        # The revocation is kept as long as the token would have lived, and no longer.
+        (key,) = get_redis().keys("cara:revoked-token:*")
+        lifetime = get_settings().jwt_ttl_minutes * 60
+        assert lifetime - 60 < get_redis().ttl(key) <= lifetime
+
+
+class TestRoles:
+    def test_role_restricted_endpoints_refuse_other_roles(self, client: Any) -> None:
+        doctor = signup(client, doctor_payload())["token"]
+        hospital = signup(client, hospital_payload())["token"]
+        for method, path, token in (
+            ("POST", "/api/admin/invitations", doctor),
+            ("POST", "/api/admin/invitations", hospital),
+            ("GET", "/api/doctors", doctor),
+        ):
+            r = client.request(method, path, json={"email": "x@example.com"}, headers=auth(token))
+            assert (r.status_code, r.json()["message"]) == (403, NO_PERMISSION), (method, path)
+
+    def test_hospital_user_carries_its_hospital(self, client: Any) -> None:
+        payload = hospital_payload()
+        token = signup(client, payload)["token"]
+        me = client.get("/api/auth/user", headers=auth(token)).json()
+        assert me["hospitalName"] == payload["name"]
+        assert (me["country"], me["state"]) == (payload["country"], payload["state"])
 
 
 class TestPasswordHashing:
