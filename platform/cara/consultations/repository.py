@@ -4,11 +4,35 @@ every read is also filtered by the doctor (the shared `independent` schema holds
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, ScalarSelect, and_, func, literal, or_, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
-from cara.models import Consultation, RecordSettings
+from cara.models import (
+    Consultation,
+    ConsultationDraft,
+    ConsultationNote,
+    ConsultationNoteEntry,
+    RecordSettings,
+    TranscriptLine,
+)
+from cara.models.base import utcnow
+
+# A search document holds at most this much transcript text (PostgreSQL caps a tsvector at 1 MiB).
+SEARCH_TEXT_LIMIT = 400_000
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    doctor_id: uuid.UUID
+    words: Sequence[str] = ()
+    started_from: datetime | None = None
+    started_before: datetime | None = None
+    state: str | None = None
 
 
 def add_consultation(session: Session, consultation: Consultation) -> Consultation:
@@ -28,5 +52,152 @@ def doctor_consultation(
     return session.scalar(query)
 
 
+def _line_count() -> ScalarSelect[int]:
+    return (
+        select(func.count())
+        .select_from(TranscriptLine)
+        .where(TranscriptLine.consultation_id == Consultation.id)
+        .scalar_subquery()
+    )
+
+
+def line_count(session: Session, consultation_id: uuid.UUID) -> int:
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(TranscriptLine)
+            .where(TranscriptLine.consultation_id == consultation_id)
+        )
+        or 0
+    )
+
+
+def _state_condition(state: str) -> ColumnElement[bool]:
+    # An ended consultation with nothing generated or signed shows as a draft (service.display_state).
+    if state == "in_progress":
+        return and_(Consultation.state == "in_progress", Consultation.ended_at.is_(None))
+    if state == "draft":
+        return or_(
+            Consultation.state == "draft",
+            and_(Consultation.state == "in_progress", Consultation.ended_at.is_not(None)),
+        )
+    return Consultation.state == state
+
+
+def tsquery(words: Sequence[str]) -> ColumnElement[Any]:
+    """All words, each as a prefix: `ama & kb:*`. Words are letters and digits only (the service)."""
+    return func.to_tsquery(text("'simple'::regconfig"), " & ".join(f"{w}:*" for w in words))
+
+
+def list_page(
+    session: Session, where: ListFilter, *, after: tuple[datetime, uuid.UUID] | None, limit: int
+) -> list[tuple[Consultation, int]]:
+    """Newest first, keyset-paged on (started_at, id): a deep page costs what the first does."""
+    query = select(Consultation, _line_count()).where(Consultation.doctor_account_id == where.doctor_id)
+    if where.words:
+        query = query.where(Consultation.search.op("@@")(tsquery(where.words)))
+    if where.started_from is not None:
+        query = query.where(Consultation.started_at >= where.started_from)
+    if where.started_before is not None:
+        query = query.where(Consultation.started_at < where.started_before)
+    if where.state is not None:
+        query = query.where(_state_condition(where.state))
+    if after is not None:
+        query = query.where(
+            tuple_(Consultation.started_at, Consultation.id)
+            < tuple_(literal(after[0], Consultation.started_at.type), literal(after[1], Consultation.id.type))
+        )
+    query = query.order_by(Consultation.started_at.desc(), Consultation.id.desc()).limit(limit)
+    return [(row[0], int(row[1])) for row in session.execute(query).all()]
+
+
+STALE_SEARCH = or_(
+    Consultation.search_indexed_at.is_(None),
+    Consultation.ended_at.is_(None),
+    Consultation.ended_at > Consultation.search_indexed_at,
+)
+
+
+def refresh_search(session: Session, doctor_id: uuid.UUID) -> int:
+    """Gather the search words of this doctor's consultations whose document is behind (new,
+    changed, still running or ended since). Rows another request is refreshing are skipped."""
+    stale = (
+        select(Consultation.id)
+        .where(Consultation.doctor_account_id == doctor_id, STALE_SEARCH)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    transcript = (
+        select(func.left(func.string_agg(TranscriptLine.text, text("' ' ORDER BY seq")), SEARCH_TEXT_LIMIT))
+        .where(TranscriptLine.consultation_id == Consultation.id)
+        .scalar_subquery()
+    )
+    words = func.concat_ws(
+        " ",
+        Consultation.title,
+        Consultation.patient_reference["recordNumber"].astext,
+        Consultation.patient_reference["name"].astext,
+        transcript,
+    )
+    result = session.execute(
+        update(Consultation)
+        .where(Consultation.id.in_(stale))
+        .values(
+            # Letters and digits only, as the query's words: "KB-20931" is the words kb and 20931.
+            search=func.to_tsvector(
+                text("'simple'::regconfig"), func.regexp_replace(words, "[^[:alnum:]]+", " ", "g")
+            ),
+            search_indexed_at=utcnow(),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def lines(session: Session, consultation_id: uuid.UUID) -> list[TranscriptLine]:
+    return list(
+        session.scalars(
+            select(TranscriptLine)
+            .where(TranscriptLine.consultation_id == consultation_id)
+            .order_by(TranscriptLine.seq)
+        )
+    )
+
+
+def drafts(session: Session, consultation_id: uuid.UUID) -> list[ConsultationDraft]:
+    return list(
+        session.scalars(
+            select(ConsultationDraft)
+            .where(ConsultationDraft.consultation_id == consultation_id)
+            .order_by(ConsultationDraft.created_at, ConsultationDraft.id)
+        )
+    )
+
+
+def note(
+    session: Session, consultation_id: uuid.UUID, *, for_update: bool = False
+) -> ConsultationNote | None:
+    query = select(ConsultationNote).where(ConsultationNote.consultation_id == consultation_id)
+    if for_update:
+        query = query.with_for_update()
+    return session.scalar(query)
+
+
+def note_entries(session: Session, note_id: uuid.UUID) -> list[ConsultationNoteEntry]:
+    return list(
+        session.scalars(
+            select(ConsultationNoteEntry)
+            .where(ConsultationNoteEntry.note_id == note_id)
+            .order_by(ConsultationNoteEntry.number)
+        )
+    )
+
+
 def settings_row(session: Session, owner: str) -> RecordSettings | None:
     return session.get(RecordSettings, owner)
+
+
+def save_settings(session: Session, row: RecordSettings) -> RecordSettings:
+    session.add(row)
+    session.flush()
+    return row

@@ -52,3 +52,82 @@ class ConsultationOut(BaseModel):
     lineCount: int
     patientReference: PatientReference | None
     consent: ConsentOut
+
+
+class ConsultationPage(BaseModel):
+    """One page of the list, newest first; `nextCursor` asks for the page after it."""
+
+    items: list[ConsultationOut]
+    nextCursor: str | None = Field(description="opaque; absent on the last page")
+
+
+class ConsultationChange(RequestBody):
+    """The title, the patient reference, or both; an absent field stays as it is, `null` clears it."""
+
+    title: str | None = Field(default=None, max_length=200)
+    patientReference: PatientReference | None = None
+
+
+class TranscriptLineOut(BaseModel):
+    id: int
+    seq: int
+    speaker: Literal["user", "assistant", "tool"] = Field(
+        description="user: the clinician; assistant: Cara; tool: the dose-constraint tool"
+    )
+    text: str
+    spokenAt: datetime
+
+
+class EvidenceOut(BaseModel):
+    sentence: str
+    lineIds: list[int]
+
+
+class DraftOut(BaseModel):
+    id: uuid.UUID
+    kind: Literal["summary", "report"]
+    focus: str | None
+    text: str
+    sections: dict[str, object] | None
+    evidence: list[EvidenceOut]
+    model: str
+    promptVersion: str
+    createdAt: datetime
+    label: str = "Draft — AI-assisted"
+
+
+class NoteEntryOut(BaseModel):
+    number: int
+    kind: Literal["signature", "addendum"]
+    text: str
+    sections: dict[str, object] | None
+    authorName: str
+    createdAt: datetime
+    contentSha256: str
+
+
+class NoteOut(BaseModel):
+    text: str
+    sections: dict[str, object] | None
+    version: int = Field(description="send it back as If-Match (or `version`) when saving")
+    signed: bool
+    sourceDraftId: uuid.UUID | None
+    updatedAt: datetime
+    entries: list[NoteEntryOut]
+
+
+class ConsultationDetail(ConsultationOut):
+    lines: list[TranscriptLineOut]
+    drafts: list[DraftOut]
+    note: NoteOut | None
+
+
+class RecordSettingsOut(BaseModel):
+    consentMandatory: bool
+    retentionDays: int = Field(description="days before transcripts and drafts of unsigned consultations go")
+    editable: bool = Field(description="whether the caller may change them")
+
+
+class RecordSettingsIn(RequestBody):
+    consentMandatory: StrictBool | None = None
+    retentionDays: StrictInt | None = Field(default=None, ge=1, le=3650)

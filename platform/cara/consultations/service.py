@@ -7,8 +7,13 @@ tenant or doctor are answered as not found, never as forbidden.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import re
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -20,13 +25,23 @@ from cara.consultations import repository
 from cara.consultations.schemas import (
     CONSOLES,
     ConsentOut,
+    ConsultationChange,
     ConsultationCreate,
+    ConsultationDetail,
     ConsultationOut,
+    ConsultationPage,
+    DraftOut,
+    EvidenceOut,
+    NoteEntryOut,
+    NoteOut,
     PatientReference,
+    RecordSettingsIn,
+    RecordSettingsOut,
+    TranscriptLineOut,
 )
 from cara.kit.db import session_scope
-from cara.kit.errors import Forbidden, NotFound, ValidationFailed
-from cara.models import Consultation
+from cara.kit.errors import BadRequest, Conflict, Forbidden, NotFound, ValidationFailed
+from cara.models import Consultation, ConsultationDraft, ConsultationNote, RecordSettings
 from cara.models.base import utcnow
 from cara.subscriptions.service import grants_clinical_access
 
@@ -34,6 +49,12 @@ NOT_FOUND = "Consultation not found."
 CONSENT_REQUIRED = "The patient's consent is required before the consultation starts."
 UNKNOWN_CONSOLE = "Unknown console."
 NEEDS_SUBSCRIPTION = "An active subscription is required to use Cara. Please choose a plan."
+BAD_CURSOR = "This page link is no longer valid. Please reload the list."
+SIGNED_REFERENCE = "The note is signed: who it is about can no longer change."
+SETTINGS_NOT_YOURS = "Only your hospital can change these settings."
+PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+MAX_SEARCH_WORDS = 8
 DEFAULT_RETENTION_DAYS = 30
 
 
@@ -167,3 +188,218 @@ def display_state(state: str, ended: bool) -> str:
     if state == "in_progress" and ended:
         return "draft"
     return state
+
+
+# ------------------------------------------------------------------ list and read
+
+
+def encode_cursor(started_at: datetime, consultation_id: uuid.UUID) -> str:
+    raw = json.dumps([started_at.isoformat(), str(consultation_id)], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        started, ident = json.loads(raw)
+        at = datetime.fromisoformat(started)
+        if at.tzinfo is None:
+            raise ValueError("naive time")
+        return at, uuid.UUID(ident)
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise BadRequest(BAD_CURSOR) from exc
+
+
+def search_words(q: str | None) -> list[str]:
+    """Letters and digits of the query, lower case; each matches as a word prefix."""
+    words = re.findall(r"[^\W_]+", (q or "").lower())
+    return [w[:64] for w in words[:MAX_SEARCH_WORDS]]
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def list_consultations(
+    session: Session,
+    principal: Principal,
+    *,
+    q: str | None = None,
+    started_from: date | None = None,
+    started_to: date | None = None,
+    state: str | None = None,
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> ConsultationPage:
+    """The doctor's consultations, newest first; text search over title, patient reference and
+    transcript; `started_from` / `started_to` are whole days (UTC), both included."""
+    _doctor(principal)
+    words = search_words(q)
+    if words:
+        repository.refresh_search(session, principal.id)
+    where = repository.ListFilter(
+        doctor_id=principal.id,
+        words=words,
+        started_from=_day_start(started_from) if started_from else None,
+        started_before=_day_start(started_to) + timedelta(days=1) if started_to else None,
+        state=state,
+    )
+    after = decode_cursor(cursor) if cursor else None
+    rows = repository.list_page(session, where, after=after, limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [consultation_out(c, count) for c, count in rows]
+    next_cursor = encode_cursor(rows[-1][0].started_at, rows[-1][0].id) if more and rows else None
+    return ConsultationPage(items=items, nextCursor=next_cursor)
+
+
+def own_consultation(
+    session: Session, principal: Principal, consultation_id: object, *, for_update: bool = False
+) -> Consultation:
+    """The caller's own consultation (tenant + doctor), else NotFound."""
+    if principal.role != "doctor":
+        raise NotFound(NOT_FOUND)
+    found = repository.doctor_consultation(
+        session, principal.id, parse_id(consultation_id), for_update=for_update
+    )
+    if found is None:
+        raise NotFound(NOT_FOUND)
+    return found
+
+
+def draft_out(draft: ConsultationDraft) -> DraftOut:
+    return DraftOut(
+        id=draft.id,
+        kind=draft.kind,  # type: ignore[arg-type]
+        focus=draft.focus,
+        text=draft.text,
+        sections=draft.sections,
+        evidence=[EvidenceOut.model_validate(e) for e in draft.evidence or []],
+        model=draft.model,
+        promptVersion=draft.prompt_version,
+        createdAt=draft.created_at,
+    )
+
+
+def note_out(session: Session, note: ConsultationNote | None) -> NoteOut | None:
+    if note is None:
+        return None
+    entries = repository.note_entries(session, note.id)
+    return NoteOut(
+        text=note.text,
+        sections=note.sections,
+        version=note.version,
+        signed=bool(entries),
+        sourceDraftId=note.source_draft_id,
+        updatedAt=note.updated_at,
+        entries=[
+            NoteEntryOut(
+                number=e.number,
+                kind=e.kind,  # type: ignore[arg-type]
+                text=e.text,
+                sections=e.sections,
+                authorName=e.author_name,
+                createdAt=e.created_at,
+                contentSha256=e.content_sha256,
+            )
+            for e in entries
+        ],
+    )
+
+
+def detail(session: Session, consultation: Consultation, *, with_drafts: bool = True) -> ConsultationDetail:
+    lines = repository.lines(session, consultation.id)
+    base = consultation_out(consultation, len(lines))
+    return ConsultationDetail(
+        **base.model_dump(),
+        lines=[
+            TranscriptLineOut(
+                id=line.id,
+                seq=line.seq,
+                speaker=line.speaker,  # type: ignore[arg-type]
+                text=line.text,
+                spokenAt=line.spoken_at,
+            )
+            for line in lines
+        ],
+        drafts=[draft_out(d) for d in repository.drafts(session, consultation.id)] if with_drafts else [],
+        note=note_out(session, repository.note(session, consultation.id)),
+    )
+
+
+def read_consultation(session: Session, principal: Principal, consultation_id: object) -> ConsultationDetail:
+    return detail(session, own_consultation(session, principal, consultation_id))
+
+
+def change_consultation(
+    session: Session, principal: Principal, consultation_id: object, body: ConsultationChange
+) -> ConsultationOut:
+    """Edit the title or the patient reference (before or after the session; not once signed)."""
+    consultation = own_consultation(session, principal, consultation_id, for_update=True)
+    changed: list[str] = []
+    if "title" in body.model_fields_set:
+        consultation.title = (body.title or "").strip() or None
+        changed.append("title")
+    if "patientReference" in body.model_fields_set:
+        if consultation.state == "signed":
+            raise Conflict(SIGNED_REFERENCE)
+        consultation.patient_reference = patient_reference_json(body.patientReference)
+        changed.append("patientReference")
+    if changed:
+        consultation.search_indexed_at = None  # the search words are gathered again
+        record_tenant(
+            session,
+            action="consultation.update",
+            actor_id=principal.id,
+            target_type="consultation",
+            target_id=consultation.id,
+            detail={"fields": changed},
+        )
+        session.flush()
+    return consultation_out(consultation, repository.line_count(session, consultation.id))
+
+
+# ------------------------------------------------------------------ settings
+
+
+def _settings_editable(principal: Principal) -> bool:
+    if principal.role == "hospital":
+        return principal.tenant_kind == "hospital"
+    return principal.role == "doctor" and principal.tenant_kind == "independent"
+
+
+def read_settings(session: Session, principal: Principal) -> RecordSettingsOut:
+    if principal.role not in ("doctor", "hospital") or principal.tenant_schema is None:
+        raise Forbidden(NO_PERMISSION)
+    rules = policy(session, principal)
+    return RecordSettingsOut(
+        consentMandatory=rules.consent_mandatory,
+        retentionDays=rules.retention_days,
+        editable=_settings_editable(principal),
+    )
+
+
+def change_settings(session: Session, principal: Principal, body: RecordSettingsIn) -> RecordSettingsOut:
+    """A hospital sets them for its doctors; an independent doctor for themself."""
+    if principal.role not in ("doctor", "hospital") or principal.tenant_schema is None:
+        raise Forbidden(NO_PERMISSION)
+    if not _settings_editable(principal):
+        raise Forbidden(SETTINGS_NOT_YOURS)
+    owner = settings_owner(principal)
+    row = repository.settings_row(session, owner) or RecordSettings(
+        owner=owner, consent_mandatory=True, retention_days=DEFAULT_RETENTION_DAYS
+    )
+    if body.consentMandatory is not None:
+        row.consent_mandatory = body.consentMandatory
+    if body.retentionDays is not None:
+        row.retention_days = body.retentionDays
+    repository.save_settings(session, row)
+    record_tenant(
+        session,
+        action="record_settings.update",
+        actor_id=principal.id,
+        target_type="record_settings",
+        target_id=owner,
+        detail={"consentMandatory": row.consent_mandatory, "retentionDays": row.retention_days},
+    )
+    return read_settings(session, principal)

@@ -23,8 +23,9 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
 from cara.models.base import TenantBase, created_at, updated_at, uuid_pk
@@ -129,6 +130,16 @@ class Consultation(TenantBase):
         Index("ix_consultations_doctor_started", "doctor_account_id", "started_at", "id"),
         CheckConstraint(f"state IN {CONSULTATION_STATES}", name="state"),
         CheckConstraint(f"consent_basis IN {CONSENT_BASES}", name="consent_basis"),
+        # Text search over title, patient reference and transcript (cara.consultations).
+        Index("ix_consultations_search", "search", postgresql_using="gin"),
+        # The consultations whose search document is behind: refreshed before a search.
+        Index(
+            "ix_consultations_search_stale",
+            "doctor_account_id",
+            postgresql_where=text(
+                "search_indexed_at IS NULL OR ended_at IS NULL OR ended_at > search_indexed_at"
+            ),
+        ),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
@@ -151,6 +162,9 @@ class Consultation(TenantBase):
     title: Mapped[str | None] = mapped_column(String(200))
     state: Mapped[str] = mapped_column(String(16), nullable=False, default="in_progress")
     signed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The words of title, patient reference and transcript, and when they were last gathered.
+    search: Mapped[str | None] = mapped_column(TSVECTOR)
+    search_indexed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class TranscriptLine(TenantBase):

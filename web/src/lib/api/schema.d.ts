@@ -442,7 +442,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List Consultations
+         * @description The signed-in doctor's consultations, newest first, a page at a time (keyset).
+         */
+        get: operations["consultations_list"];
         put?: never;
         /**
          * Start Consultation
@@ -454,6 +458,54 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/consultations/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Settings
+         * @description Whether consent is mandatory and how long unsigned transcripts and drafts are kept.
+         */
+        get: operations["consultations_settings"];
+        /**
+         * Change Settings
+         * @description A hospital sets them for its doctors, an independent doctor for themself (audited).
+         */
+        put: operations["consultations_settings_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/consultations/{consultation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Consultation
+         * @description One consultation of the signed-in doctor: transcript, drafts and note. Others' ids are 404.
+         */
+        get: operations["consultations_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change Consultation
+         * @description Change the title or the patient reference (never sent to the AI model).
+         */
+        patch: operations["consultations_update"];
         trace?: never;
     };
     "/api/doctors": {
@@ -1035,6 +1087,15 @@ export interface components {
             givenBy: string | null;
         };
         /**
+         * ConsultationChange
+         * @description The title, the patient reference, or both; an absent field stays as it is, `null` clears it.
+         */
+        ConsultationChange: {
+            patientReference?: components["schemas"]["PatientReference"] | null;
+            /** Title */
+            title?: string | null;
+        };
+        /**
          * ConsultationCreate
          * @description Start a consultation once the doctor confirmed the patient's consent.
          */
@@ -1050,6 +1111,41 @@ export interface components {
              */
             console: string;
             patientReference?: components["schemas"]["PatientReference"] | null;
+        };
+        /** ConsultationDetail */
+        ConsultationDetail: {
+            consent: components["schemas"]["ConsentOut"];
+            /** Console */
+            console: string;
+            /** Drafts */
+            drafts: components["schemas"]["DraftOut"][];
+            /** Durationseconds */
+            durationSeconds: number | null;
+            /** Endedat */
+            endedAt: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Linecount */
+            lineCount: number;
+            /** Lines */
+            lines: components["schemas"]["TranscriptLineOut"][];
+            note: components["schemas"]["NoteOut"] | null;
+            patientReference: components["schemas"]["PatientReference"] | null;
+            /**
+             * Startedat
+             * Format: date-time
+             */
+            startedAt: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "in_progress" | "draft" | "signed";
+            /** Title */
+            title: string | null;
         };
         /** ConsultationOut */
         ConsultationOut: {
@@ -1080,6 +1176,19 @@ export interface components {
             state: "in_progress" | "draft" | "signed";
             /** Title */
             title: string | null;
+        };
+        /**
+         * ConsultationPage
+         * @description One page of the list, newest first; `nextCursor` asks for the page after it.
+         */
+        ConsultationPage: {
+            /** Items */
+            items: components["schemas"]["ConsultationOut"][];
+            /**
+             * Nextcursor
+             * @description opaque; absent on the last page
+             */
+            nextCursor: string | null;
         };
         /**
          * CurrentSubscription
@@ -1222,6 +1331,43 @@ export interface components {
             /** State */
             state?: string | null;
         };
+        /** DraftOut */
+        DraftOut: {
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Evidence */
+            evidence: components["schemas"]["EvidenceOut"][];
+            /** Focus */
+            focus: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "summary" | "report";
+            /**
+             * Label
+             * @default Draft — AI-assisted
+             */
+            label: string;
+            /** Model */
+            model: string;
+            /** Promptversion */
+            promptVersion: string;
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            } | null;
+            /** Text */
+            text: string;
+        };
         /** ErrorOut */
         ErrorOut: {
             /** Fields */
@@ -1230,6 +1376,13 @@ export interface components {
             };
             /** Message */
             message: string;
+        };
+        /** EvidenceOut */
+        EvidenceOut: {
+            /** Lineids */
+            lineIds: number[];
+            /** Sentence */
+            sentence: string;
         };
         /** ForgotPasswordRequest */
         ForgotPasswordRequest: {
@@ -1392,6 +1545,56 @@ export interface components {
             /** Message */
             message: string;
         };
+        /** NoteEntryOut */
+        NoteEntryOut: {
+            /** Authorname */
+            authorName: string;
+            /** Contentsha256 */
+            contentSha256: string;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "signature" | "addendum";
+            /** Number */
+            number: number;
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            } | null;
+            /** Text */
+            text: string;
+        };
+        /** NoteOut */
+        NoteOut: {
+            /** Entries */
+            entries: components["schemas"]["NoteEntryOut"][];
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            } | null;
+            /** Signed */
+            signed: boolean;
+            /** Sourcedraftid */
+            sourceDraftId: string | null;
+            /** Text */
+            text: string;
+            /**
+             * Updatedat
+             * Format: date-time
+             */
+            updatedAt: string;
+            /**
+             * Version
+             * @description send it back as If-Match (or `version`) when saving
+             */
+            version: number;
+        };
         /**
          * PatientReference
          * @description Who the consultation was about: a hospital record number, or name, age and sex.
@@ -1515,6 +1718,28 @@ export interface components {
             /** Message */
             message: string;
             user: components["schemas"]["UserOut"];
+        };
+        /** RecordSettingsIn */
+        RecordSettingsIn: {
+            /** Consentmandatory */
+            consentMandatory?: boolean | null;
+            /** Retentiondays */
+            retentionDays?: number | null;
+        };
+        /** RecordSettingsOut */
+        RecordSettingsOut: {
+            /** Consentmandatory */
+            consentMandatory: boolean;
+            /**
+             * Editable
+             * @description whether the caller may change them
+             */
+            editable: boolean;
+            /**
+             * Retentiondays
+             * @description days before transcripts and drafts of unsigned consultations go
+             */
+            retentionDays: number;
         };
         /** ResetPasswordRequest */
         ResetPasswordRequest: {
@@ -1718,6 +1943,26 @@ export interface components {
              * @enum {string}
              */
             speaker: "user" | "assistant" | "tool";
+            /** Text */
+            text: string;
+        };
+        /** TranscriptLineOut */
+        TranscriptLineOut: {
+            /** Id */
+            id: number;
+            /** Seq */
+            seq: number;
+            /**
+             * Speaker
+             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool
+             * @enum {string}
+             */
+            speaker: "user" | "assistant" | "tool";
+            /**
+             * Spokenat
+             * Format: date-time
+             */
+            spokenAt: string;
             /** Text */
             text: string;
         };
@@ -3116,6 +3361,73 @@ export interface operations {
             };
         };
     };
+    consultations_list: {
+        parameters: {
+            query?: {
+                /** @description words of title, patient or transcript */
+                q?: string | null;
+                /** @description first day (UTC), included */
+                from?: string | null;
+                /** @description last day (UTC), included */
+                to?: string | null;
+                state?: ("in_progress" | "draft" | "signed") | null;
+                /** @description `nextCursor` of the page before */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultationPage"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     consultations_start: {
         parameters: {
             query?: never;
@@ -3167,6 +3479,242 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordSettingsOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_settings_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordSettingsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordSettingsOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                consultation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultationDetail"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    consultations_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                consultation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsultationChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultationOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
