@@ -583,3 +583,137 @@ def test_probe_paths_are_routes_of_the_api(client: Any) -> None:
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
         path = api[probe]["httpGet"]["path"]
         assert client.get(path).status_code == 200, f"{probe} {path}"
+
+
+# -- Citus: the compose overlay and the chart's values -------------------------------------------
+# Neither `helm template` nor kubeconform can run here: neither is packaged on PyPI, npm or
+# Debian, and both are Go programs whose sources come only from the Go module proxy. So the
+# overlay and the values are checked as YAML against the files they extend.
+
+COMPOSE_CITUS = DEPLOY / "compose.citus.yaml"
+VALUES_CITUS = CHART / "values-citus.yaml"
+CITUS_NODES = ("postgres", "citus-worker-1", "citus-worker-2")
+
+
+@cache
+def compose_citus() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE_CITUS.read_text())
+    return loaded
+
+
+def merged(base: Any, overlay: Any) -> Any:
+    """Compose's merge of two files: maps key by key, anything else replaced."""
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        out = dict(base)
+        for key, value in overlay.items():
+            out[key] = merged(base[key], value) if key in base else value
+        return out
+    return overlay
+
+
+def citus_services() -> dict[str, Any]:
+    services: dict[str, Any] = merged(compose(), compose_citus())["services"]
+    return services
+
+
+def test_citus_overlay_points_every_cara_process_at_pgbouncer() -> None:
+    from sqlalchemy.engine import make_url
+
+    services = citus_services()
+    for name in ("migrate", *APP_SERVICES):
+        url = make_url(INTERPOLATION.sub("secret", environment(services[name])["DATABASE_URL"]))
+        assert (url.host, url.database, url.username) == ("pgbouncer", "cara", "cara"), name
+        depends = services[name]["depends_on"]
+        assert depends["pgbouncer"] == {"condition": "service_healthy"}, name
+        assert depends["citus-setup"] == {"condition": "service_completed_successfully"}, name
+    # The overlay only extends services the base file has, or adds its own.
+    assert set(compose_citus()["services"]) - set(compose()["services"]) == {
+        "citus-worker-1",
+        "citus-worker-2",
+        "citus-setup",
+        "pgbouncer",
+    }
+
+
+def test_citus_nodes_run_one_official_image_with_logical_replication() -> None:
+    services = citus_services()
+    images = {services[name]["image"] for name in (*CITUS_NODES, "citus-setup")}
+    assert len(images) == 1 and re.fullmatch(r"citusdata/citus:\d+\.\d+\.\d+", images.pop())
+    for name in CITUS_NODES:
+        command = services[name]["command"]
+        assert "wal_level=logical" in command, f"{name}: moving a schema under load needs logical WAL"
+        assert services[name]["healthcheck"]["test"], name
+    for name in ("citus-worker-1", "citus-worker-2"):
+        # Trust is for the compose network only: a worker publishes no port.
+        assert "ports" not in services[name], name
+        assert environment(services[name])["POSTGRES_DB"] == "cara"
+    # Every service named in a depends_on exists once the files are merged.
+    for name, svc in services.items():
+        for dependency in svc.get("depends_on") or {}:
+            assert dependency in services, f"{name} depends on a missing {dependency}"
+
+
+def test_citus_setup_registers_the_workers_and_the_void_search_path() -> None:
+    from cara.kit.db import VOID_SCHEMA
+
+    setup = citus_services()["citus-setup"]
+    script = " ".join(setup["command"])
+    for worker in ("citus-worker-1", "citus-worker-2"):
+        assert f"citus_add_node('{worker}', 5432)" in script
+    assert "citus_set_coordinator_host('postgres', 5432)" in script
+    assert f"SET search_path = {VOID_SCHEMA}" in script
+    assert setup["restart"] == "no"
+
+
+def test_pgbouncer_pools_transactions_in_front_of_the_coordinator() -> None:
+    bouncer = environment(citus_services()["pgbouncer"])
+    assert bouncer["POOL_MODE"] == "transaction"
+    assert (bouncer["DB_HOST"], bouncer["DB_NAME"], bouncer["DB_USER"]) == ("postgres", "cara", "cara")
+    # psycopg prepares statements it repeats; PgBouncer must keep them per server connection.
+    assert int(bouncer["MAX_PREPARED_STATEMENTS"]) > 0
+    # Cara asks for its search path with a startup option; PgBouncer drops it, the role has it.
+    assert "options" in bouncer["IGNORE_STARTUP_PARAMETERS"].split(",")
+    assert int(bouncer["DEFAULT_POOL_SIZE"]) < 300  # the nodes' max_connections
+
+
+def test_no_literal_secret_in_the_citus_overlay() -> None:
+    text = COMPOSE_CITUS.read_text()
+    assert not CREDENTIAL_SHAPES.search(text)
+    for name, svc in compose_citus()["services"].items():
+        for key, value in environment(svc).items():
+            if SECRET_NAME.search(key):
+                assert INTERPOLATION.fullmatch(value), f"{name}: {key} is not taken from the environment"
+            for password in URL_PASSWORD.findall(value):
+                assert INTERPOLATION.fullmatch(password), f"{name}: {key} has a literal password"
+
+
+@cache
+def values_citus() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(VALUES_CITUS.read_text())
+    return loaded
+
+
+def test_citus_values_override_only_existing_values() -> None:
+    def walk(overlay: dict[str, Any], base: dict[str, Any], path: str) -> None:
+        for key, value in overlay.items():
+            if path == "config":
+                continue  # any setting of the README's table may be added there
+            assert key in base, f"values-citus.yaml: {path}.{key} is not a value of the chart"
+            if isinstance(value, dict):
+                walk(value, base[key], f"{path}.{key}" if path else key)
+
+    walk(values_citus(), values(), "")
+    settings = {name.upper() for name in Settings.model_fields}
+    assert set(values_citus()["config"]) <= settings
+    assert not [key for key in values_citus()["config"] if SECRET_NAME.search(key)]
+    assert not CREDENTIAL_SHAPES.search(VALUES_CITUS.read_text())
+
+
+def test_citus_values_leave_room_for_the_tenant_migrations() -> None:
+    merged_values = merged(values(), values_citus())
+    config = merged_values["config"]
+    # Pools to PgBouncer, not to the coordinator: small per process.
+    assert int(config["DB_POOL_SIZE"]) + int(config["DB_MAX_OVERFLOW"]) <= 20
+    # About half a second of DDL per schema per job on the cluster: 1,000 schemas fit.
+    migrate = merged_values["migrate"]
+    assert 1000 * 0.5 / migrate["jobs"] < migrate["activeDeadlineSeconds"]
