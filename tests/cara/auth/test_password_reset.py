@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import secrets
 import time
 from datetime import timedelta
 from typing import Any
@@ -11,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from cara.kit.db import session_scope
-from cara.models import PasswordReset
+from cara.models import Account, PasswordReset
 from cara.models.base import utcnow
 from tests.factories import auth, doctor_payload, hospital_payload, signup
 
@@ -91,6 +93,34 @@ class TestPasswordReset:
         r = client.post("/api/auth/reset-password", json={"token": token, "password": "short"})
         assert r.status_code == 422
         assert r.json()["fields"]["password"] == "Password must be at least 8 characters"
+
+    def test_a_reset_spends_only_that_accounts_links(self, client: Any) -> None:
+        first, second = doctor_payload(), doctor_payload()
+        signup(client, first)
+        signup(client, second)
+        tokens = {}
+        with session_scope() as s:
+            for payload, links in ((first, 2), (second, 1)):
+                (account_id,) = s.execute(select(Account.id).where(Account.email == payload["email"])).one()
+                for n in range(links):
+                    token = secrets.token_urlsafe(16)
+                    tokens[(payload["email"], n)] = token
+                    s.add(
+                        PasswordReset(
+                            account_id=account_id,
+                            token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                            expires_at=utcnow() + timedelta(hours=1),
+                        )
+                    )
+
+        def reset(token: str) -> int:
+            r = client.post("/api/auth/reset-password", json={"token": token, "password": "brand-new-pass"})
+            return r.status_code
+
+        assert reset(tokens[(first["email"], 0)]) == 200
+        # The account's other link is spent with it; another account's link still works.
+        assert reset(tokens[(first["email"], 1)]) == 400
+        assert reset(tokens[(second["email"], 0)]) == 200
 
     def test_bad_token(self, client: Any) -> None:
         r = client.post("/api/auth/reset-password", json={"token": "nope", "password": "whatever-pass"})
