@@ -4,9 +4,9 @@ import { createBrowserRouter, type RouteObject } from 'react-router';
 import { AppLayout } from '@/components/layout/AppLayout';
 import { paths } from '@/config/paths';
 import type { Role } from '@/lib/session/storage';
-import { RouteError } from './RouteError';
 import { ProtectedRoute, RoleRedirect } from './guards/ProtectedRoute';
 import { SubscriptionGate } from './guards/SubscriptionGate';
+import { RouteError } from './RouteError';
 
 /**
  * Every route of spec §2. Each page is its own chunk, loaded on first visit,

@@ -4,8 +4,8 @@ import { Navigate } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { paths } from '@/config/paths';
-import type { Role } from '@/lib/session/storage';
 import { useSession } from '@/lib/session/SessionProvider';
+import type { Role } from '@/lib/session/storage';
 
 /**
  * Spec §2 "Protected routes": 'Loading...' while the user loads, no user →

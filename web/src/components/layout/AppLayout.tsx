@@ -5,8 +5,8 @@ import { Outlet, useLocation } from 'react-router';
 import { ROUTES_WITHOUT_NAVBAR } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
 import { FullScreenSpinner } from '../ui/Spinner';
-import { PreferencesBar } from './Preferences';
 import { Navbar } from './Navbar';
+import { PreferencesBar } from './Preferences';
 
 /**
  * The shell around every route: the navbar where spec §2 shows it (once the

@@ -4,8 +4,8 @@ import { Link, NavLink, useNavigate } from 'react-router';
 
 import { paths, specialtyPath } from '@/config/paths';
 import { useClinicalAccess } from '@/lib/gating';
-import type { SessionUser } from '@/lib/session/storage';
 import { useSession } from '@/lib/session/SessionProvider';
+import type { SessionUser } from '@/lib/session/storage';
 import { useToast } from '../ui/Toasts';
 import { LanguageSelect, ThemeToggle } from './Preferences';
 

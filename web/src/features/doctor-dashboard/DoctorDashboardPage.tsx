@@ -6,10 +6,11 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { CalendarIcon, PatientsIcon } from '@/components/ui/icons';
 import { paths } from '@/config/paths';
+import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { formatLongDate } from '@/lib/format';
 import { isHospitalCreatedDoctor } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
-import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
+
 import './doctor-dashboard.css';
 
 /**

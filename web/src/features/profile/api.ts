@@ -1,7 +1,7 @@
+import { paths } from '@/config/paths';
 import { api, errorMessage, fieldErrors } from '@/lib/api/client';
 import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
-import { paths } from '@/config/paths';
 import { sessionStore, type SessionUser } from '@/lib/session/storage';
 import { MAX_FILE_BYTES, type ProfileBody } from './model';
 

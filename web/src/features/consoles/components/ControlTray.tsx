@@ -6,10 +6,10 @@
  */
 import { useTranslation } from 'react-i18next';
 
+import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import type { Level } from '../audio/level';
 import type { ConnectionState } from '../live/useLiveSession';
 import type { VideoKind } from '../video/useVideoSource';
-import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import { useLevelVariable, VolumePulse } from './LevelMeter';
 
 interface ControlTrayProps {

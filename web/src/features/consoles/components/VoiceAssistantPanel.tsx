@@ -6,10 +6,10 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { MicIcon, SendIcon } from '@/components/ui/icons';
 import type { Level } from '../audio/level';
 import type { Speaker } from '../live/protocol';
 import type { InterimLine, TranscriptEntry } from '../live/useLiveSession';
-import { MicIcon, SendIcon } from '@/components/ui/icons';
 import { useLevelVariable } from './LevelMeter';
 import { withInterim } from './transcript';
 import { useSpeakerLabel } from './TranscriptionPanel';

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 
-import type { Doctor } from '../api';
 import { EditIcon, PowerIcon, TrashIcon } from '@/components/ui/icons';
+import type { Doctor } from '../api';
 import { StatusBadge } from './StatusBadge';
 
 import '../hospitals.css';

@@ -4,17 +4,17 @@ import { Link, useNavigate } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
+import { PlusIcon } from '@/components/ui/icons';
 import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
+import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SessionUser } from '@/lib/session/storage';
-import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { checkDoctorLimit, fetchDoctors, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
 import { DashboardAddDoctorModal } from '../components/DashboardAddDoctorModal';
 import { DashboardDoctorsTable } from '../components/DoctorsTable';
-import { PlusIcon } from '@/components/ui/icons';
 import { PlanStatusBadge } from '../components/StatusBadge';
 
 import '../hospitals.css';

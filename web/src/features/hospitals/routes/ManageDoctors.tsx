@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/Button';
+import { PlusIcon } from '@/components/ui/icons';
 import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
 import { useSession } from '@/lib/session/SessionProvider';
@@ -11,7 +12,6 @@ import { AccessNotice } from '../components/AccessNotice';
 import { DeleteDoctorModal } from '../components/DeleteDoctorModal';
 import { DoctorFormModal } from '../components/DoctorFormModal';
 import { DoctorsTable } from '../components/DoctorsTable';
-import { PlusIcon } from '@/components/ui/icons';
 
 import '../hospitals.css';
 

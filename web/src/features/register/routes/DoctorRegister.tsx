@@ -6,14 +6,14 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
+import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '@/config/countries';
 import { paths, SPECIALTIES, specialtyPath, type Specialty } from '@/config/paths';
+import { clearDoctorDraft, readDoctorDraft } from '@/lib/forms/doctorDraft';
+import { wholeNumber } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import { DEFAULT_AVAILABILITY, type SignupBody } from '../api';
 import { FailureAlert, FormSection, PrivacyConsent, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
-import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '@/config/countries';
-import { clearDoctorDraft, readDoctorDraft } from '@/lib/forms/doctorDraft';
-import { wholeNumber } from '@/lib/forms/fields';
 import { EMPTY_DOCTOR_FORM, validateDoctor, type DoctorForm } from '../validation';
 
 /**

@@ -5,11 +5,11 @@ import { Link, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
+import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
 import { paths } from '@/config/paths';
 import type { SignupBody } from '../api';
 import { FailureAlert, FormSection, PrivacyConsent, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
-import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
 import { EMPTY_HOSPITAL_FORM, parseCapacity, validateHospital, type HospitalForm } from '../validation';
 
 type TextFieldName = 'name' | 'email' | 'phoneNumber' | 'address' | 'registrationNumber' | 'state' | 'website';

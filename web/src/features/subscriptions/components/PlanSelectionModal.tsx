@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
+import { Modal } from '@/components/ui/Modal';
 import { Spinner } from '@/components/ui/Spinner';
 import { useSession } from '@/lib/session/SessionProvider';
 import {
@@ -16,7 +17,6 @@ import {
 } from '../api';
 import { annualSavings, priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
-import { Modal } from '@/components/ui/Modal';
 
 import '../subscriptions.css';
 

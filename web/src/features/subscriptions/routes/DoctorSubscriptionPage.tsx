@@ -4,6 +4,7 @@ import { Navigate, useNavigate } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
+import { Modal } from '@/components/ui/Modal';
 import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
@@ -12,7 +13,6 @@ import { useSession } from '@/lib/session/SessionProvider';
 import { checkoutMemory, createCheckoutSession, fetchPlans, type BillingCycle, type Plan } from '../api';
 import { ManageBillingButton, PAID_STATUSES, TestPaymentsBadge } from '../components/Badges';
 import { CycleToggle } from '../components/CycleToggle';
-import { Modal } from '@/components/ui/Modal';
 import { priceFor } from '../pricing';
 import { useFormat } from '../useFormat';
 
