@@ -23,13 +23,14 @@ import { paths } from '@/config/paths';
 import { sessionStore } from '@/lib/session/storage';
 import { useLiveStatus, type SummaryLine } from './api';
 import { createLevel } from './audio/level';
-import { CaptureError, startMicrophone, MIC_FAILED } from './audio/microphone';
+import { CaptureError, startMicrophone, CAPTURE_RATE, MIC_FAILED } from './audio/microphone';
 import { bytesToBase64, int16ToBytes } from './audio/pcm';
 import { PcmPlayer } from './audio/playback';
 import { playSound } from './audio/sounds';
 import { ConsoleToasts } from './components/ConsoleToasts';
 import { ControlTray } from './components/ControlTray';
 import { LevelBox } from './components/LevelMeter';
+import { OfflineAudioNotice, ReconnectNotice } from './components/ReconnectNotice';
 import { SummaryPanel } from './components/SummaryPanel';
 import { TranscriptionPanel } from './components/TranscriptionPanel';
 import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
@@ -87,12 +88,19 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             );
             engine.current = { context, player };
         }
-        if (engine.current.context.state === 'suspended') void engine.current.context.resume();
+        const { context } = engine.current;
+        if (context.state === 'suspended') {
+            // Made without a click (a reload rejoining its consultation): the first click or key lets it play.
+            void context.resume();
+            const resume = () => void context.resume();
+            window.addEventListener('pointerdown', resume, { once: true });
+            window.addEventListener('keydown', resume, { once: true });
+        }
         return engine.current;
     }, [mark, outputLevel]);
 
     const session = useLiveSession(profile.key, {
-        onAudio: (data, mimeType) => engine.current?.player.enqueue(data, mimeType),
+        onAudio: (data, mimeType) => audio().player.enqueue(data, mimeType),
         onInterrupted: () => engine.current?.player.stop(),
         onConnected: () => playSound('connect'),
         onDisconnected: () => {
@@ -100,6 +108,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             playSound('disconnect');
         },
         onFailed: () => playSound('error'),
+        // The reply in progress when the link dropped is stale by the time it is back.
+        onDropped: () => engine.current?.player.stop(),
         onUnauthorized: () => {
             // Like a 401 from the HTTP client: the session is over.
             sessionStore.clear();
@@ -132,7 +142,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         let cancelled = false;
         startMicrophone(audio().context, {
             onChunk: pcm => {
-                if (sendAudio(bytesToBase64(int16ToBytes(pcm)))) {
+                if (sendAudio(bytesToBase64(int16ToBytes(pcm)), (pcm.length * 1000) / CAPTURE_RATE)) {
                     counters.current.audioChunks += 1;
                     mark('audioChunks', counters.current.audioChunks);
                 }
@@ -189,10 +199,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         else void video.start(kind); // starting one stops the other
     };
 
-    const connect = () => {
+    /** `consultationId`: the consultation the doctor opened (after the patient's consent), if any. */
+    const connect = (consultationId?: string) => {
         audio(); // inside the click: the browser lets this context play sound
         setMediaError(null);
-        session.connect();
+        session.connect(consultationId);
     };
     const disconnect = () => {
         session.disconnect();
@@ -228,6 +239,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             data-testid="live-console"
             data-console={profile.key}
             data-state={state}
+            data-consultation={session.consultationId ?? ''}
         >
             <header className="console-header">
                 <div className="console-heading">
@@ -261,6 +273,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 <p className={`console-status status-${state}`} role="status" data-testid="console-status">
                     {statusText}
                 </p>
+                {session.weak && (
+                    <p className="console-weak" role="status" data-testid="weak-connection">
+                        {t('Weak connection')}
+                    </p>
+                )}
                 {connected && session.wakePhraseRequired && (
                     <p
                         className={`console-wake${session.awake ? ' is-awake' : ''}`}
@@ -272,6 +289,10 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                     </p>
                 )}
             </div>
+            {state === 'reconnecting' && (
+                <ReconnectNotice retryAt={session.retryAt} onRetry={session.retryNow} />
+            )}
+            <OfflineAudioNotice {...session.offlineAudio} />
             {mediaError && (
                 <Alert kind="error" onClose={() => setMediaError(null)}>
                     <p data-testid="media-error">{t(mediaError.message, { code: mediaError.code ?? '' })}</p>
@@ -350,7 +371,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 video={video.kind}
                 support={support}
                 onToggleVideo={toggleVideo}
-                onConnect={connect}
+                onConnect={() => connect()}
                 onDisconnect={disconnect}
                 panelIds={ids}
             />

@@ -5,9 +5,11 @@
 export type Speaker = 'user' | 'assistant' | 'tool';
 
 export type ClientMessage =
-    | { type: 'auth'; token: string }
+    // consultationId: the consultation to join or rejoin (kept by the browser across drops and reloads)
+    | { type: 'auth'; token: string; consultationId?: string }
     | { type: 'audio'; data: string } // base64 PCM16LE, 16 kHz, mono
     | { type: 'audioStreamEnd' }
+    | { type: 'pong'; at?: number } // answer to each ping
     | { type: 'video'; data: string } // base64 JPEG
     | { type: 'text'; text: string };
 
@@ -22,6 +24,8 @@ export interface StatusMessage {
     awake?: boolean;
     wakePhraseRequired?: boolean;
     resumed?: boolean;
+    /** The server takes `consultationId` in the first frame: a dropped socket rejoins this consultation. */
+    rejoin?: boolean;
     demo?: boolean;
     // error: unauthorized | forbidden | not_found | not_configured | upstream | unavailable
     code?: string;
@@ -44,7 +48,9 @@ export type ServerMessage =
     | { type: 'interrupted' }
     | { type: 'turnComplete' }
     | { type: 'toolResult'; name: string; result: Record<string, unknown> }
-    | { type: 'error'; message: string };
+    | { type: 'error'; message: string }
+    // every second: a console that hears nothing for 3 s says the connection is weak
+    | { type: 'ping'; at?: number };
 
 /** Close codes the server ends a refused consultation with (4000-4999 are the application's). */
 export const CLOSE_CODES = {
@@ -52,6 +58,7 @@ export const CLOSE_CODES = {
     unauthorized: 4401,
     forbidden: 4403,
     notFound: 4404,
+    replaced: 4409, // the consultation was opened in another window
     upstream: 4502,
     notConfigured: 4503,
 } as const;
