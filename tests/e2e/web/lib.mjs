@@ -80,7 +80,8 @@ export const screenshot = async (page, name) => {
 
 /** axe-core on the current page; fails on serious or critical violations. */
 export const assertAccessible = async (page, label) => {
-    if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
+    // Evaluated through the debugging protocol: the app's CSP (script-src 'self') refuses inline scripts.
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
     const result = await page.evaluate(async () =>
         // eslint-disable-next-line no-undef
         window.axe.run(document, { resultTypes: ['violations'] }),
