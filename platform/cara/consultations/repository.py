@@ -154,6 +154,12 @@ def refresh_search(session: Session, doctor_id: uuid.UUID) -> int:
     return int(getattr(result, "rowcount", 0) or 0)
 
 
+def add_draft(session: Session, draft: ConsultationDraft) -> ConsultationDraft:
+    session.add(draft)
+    session.flush()
+    return draft
+
+
 def lines(session: Session, consultation_id: uuid.UUID) -> list[TranscriptLine]:
     return list(
         session.scalars(

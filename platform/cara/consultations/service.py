@@ -39,11 +39,12 @@ from cara.consultations.schemas import (
     RecordSettingsOut,
     TranscriptLineOut,
 )
-from cara.kit.db import session_scope
+from cara.kit.db import get_engine, restrict_to_tenant_role, session_scope, tenant_session
 from cara.kit.errors import BadRequest, Conflict, Forbidden, NotFound, ValidationFailed
 from cara.models import Consultation, ConsultationDraft, ConsultationNote, RecordSettings
 from cara.models.base import utcnow
 from cara.subscriptions.service import grants_clinical_access
+from tenants.roles import role_for
 
 NOT_FOUND = "Consultation not found."
 CONSENT_REQUIRED = "The patient's consent is required before the consultation starts."
@@ -55,6 +56,7 @@ SETTINGS_NOT_YOURS = "Only your hospital can change these settings."
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_SEARCH_WORDS = 8
+NO_LINES = "No conversation recorded yet."
 DEFAULT_RETENTION_DAYS = 30
 
 
@@ -403,3 +405,105 @@ def change_settings(session: Session, principal: Principal, body: RecordSettings
         detail={"consentMandatory": row.consent_mandatory, "retentionDays": row.retention_days},
     )
     return read_settings(session, principal)
+
+
+# ------------------------------------------------------------------ drafts (summary worker)
+
+RADIOLOGY_CONSOLE = "radiologist"
+
+
+@dataclass(frozen=True)
+class DraftTarget:
+    """Where a draft of a consultation goes: handed to the summary worker as plain values."""
+
+    schema: str
+    doctor_id: uuid.UUID
+    consultation_id: uuid.UUID
+    console: str
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    id: int
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class NewDraft:
+    kind: str
+    focus: str | None
+    text: str
+    sections: dict[str, Any] | None
+    evidence: list[dict[str, Any]]
+    model: str
+    prompt_version: str
+
+
+def draft_target(session: Session, principal: Principal, consultation_id: object) -> DraftTarget:
+    """The caller's own consultation, with transcript lines to draft from (else 404 / 422)."""
+    consultation = own_consultation(session, principal, consultation_id)
+    if repository.line_count(session, consultation.id) == 0:
+        raise ValidationFailed({"consultationId": NO_LINES}, message=NO_LINES)
+    assert principal.tenant_schema is not None  # a doctor always has a tenant
+    return DraftTarget(
+        schema=principal.tenant_schema,
+        doctor_id=principal.id,
+        consultation_id=consultation.id,
+        console=consultation.console,
+    )
+
+
+def _worker_session(schema: str) -> Session:
+    session = tenant_session(schema)
+    restrict_to_tenant_role(session, role_for(str(get_engine().url.database), schema))
+    return session
+
+
+def draft_source(target: DraftTarget) -> list[SourceLine]:
+    """The consultation's stored transcript lines, read on the worker (empty if it is gone)."""
+    with _worker_session(target.schema) as session:
+        consultation = repository.doctor_consultation(session, target.doctor_id, target.consultation_id)
+        if consultation is None:
+            return []
+        return [
+            SourceLine(id=line.id, speaker=line.speaker, text=line.text)
+            for line in repository.lines(session, consultation.id)
+        ]
+
+
+def store_draft(target: DraftTarget, draft: NewDraft) -> DraftOut:
+    """Keep a generated draft on its consultation (its own transaction, on the worker). A signed
+    note is never touched; an unsigned consultation becomes a draft."""
+    with _worker_session(target.schema) as session:
+        consultation = repository.doctor_consultation(
+            session, target.doctor_id, target.consultation_id, for_update=True
+        )
+        if consultation is None:
+            raise NotFound(NOT_FOUND)
+        row = repository.add_draft(
+            session,
+            ConsultationDraft(
+                consultation_id=consultation.id,
+                kind=draft.kind,
+                focus=draft.focus,
+                text=draft.text,
+                sections=draft.sections,
+                evidence=draft.evidence,
+                model=draft.model,
+                prompt_version=draft.prompt_version,
+            ),
+        )
+        if consultation.state == "in_progress":
+            consultation.state = "draft"
+        record_tenant(
+            session,
+            action="consultation.draft",
+            actor_id=target.doctor_id,
+            target_type="consultation",
+            target_id=consultation.id,
+            detail={"draft": str(row.id), "kind": draft.kind, "promptVersion": draft.prompt_version},
+        )
+        out = draft_out(row)
+        session.commit()
+        return out

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
+from cara.consultations.schemas import DraftOut
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
 from cara.summaries import service
-from cara.summaries.schemas import SummarizeRequest, SummaryOut
+from cara.summaries.schemas import DRAFT_LABEL, SummarizeRequest, SummaryOut
 
 router = APIRouter(tags=["assistant"])
 
@@ -17,10 +19,19 @@ router = APIRouter(tags=["assistant"])
     "/summarize",
     operation_id="summarize",
     response_model=SummaryOut,
-    responses=error_responses(400, 401, 403, 413, 422, 502, 503, 504),
+    # The spec's answer has no `draft`: it appears only for a consultation's draft.
+    response_model_exclude_unset=True,
+    responses=error_responses(400, 401, 403, 404, 413, 422, 502, 503, 504),
 )
-def summarize(body: SummarizeRequest, principal: AnyPrincipal) -> SummaryOut:
-    """Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s."""
+def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSession) -> SummaryOut:
+    """Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s.
+    With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
+    the draft on it (another doctor's id is 404)."""
     check_assistant_permission(principal, "summary")
-    job = service.job_for(body)
-    return SummaryOut(summary=service.request_summary(job), kind=body.kind)
+    job = service.job_for(body, session, principal)
+    session.rollback()  # nothing held open while the worker runs
+    result = service.request_result(job)
+    out = SummaryOut(summary=str(result["summary"]), kind=body.kind, label=DRAFT_LABEL)
+    if result.get("draft"):
+        out.draft = DraftOut.model_validate(result["draft"])
+    return out

@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from cara.consultations.schemas import DraftOut
+
 MAX_TRANSCRIPT_CHARS = 200_000
 DRAFT_LABEL = "Draft — AI-assisted"
 
@@ -38,6 +40,12 @@ class SummarizeRequest(BaseModel):
         default="summary", description="a concise summary or a report draft"
     )
     focus: str | None = Field(default=None, max_length=200, description="optional topic of the report draft")
+    consultationId: str | None = Field(
+        default=None,
+        max_length=64,
+        description="draft from this stored consultation's transcript (then `transcript` is not needed) "
+        "and keep the draft on it",
+    )
 
     _nul = field_validator("transcript", "focus", mode="before")(_no_nul)
 
@@ -55,3 +63,6 @@ class SummaryOut(BaseModel):
     summary: str
     kind: Literal["summary", "report"]
     label: str = Field(default=DRAFT_LABEL, description="shown with the text until a clinician signs it off")
+    draft: DraftOut | None = Field(
+        default=None, description="the stored draft, when drafted from a consultation"
+    )

@@ -20,12 +20,17 @@ from typing import Any
 
 import redis
 from google.genai import types
+from sqlalchemy.orm import Session
 
+from cara.auth.principal import Principal
 from cara.config import get_settings
+from cara.consultations import service as consultations
+from cara.consultations.schemas import DraftOut
 from cara.kit import gemini
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
 from cara.kit.jobs import send_now
 from cara.kit.redis import get_redis
+from cara.summaries import record
 from cara.summaries.schemas import SummarizeRequest, TranscriptLineIn
 
 log = logging.getLogger("cara.summaries")
@@ -56,14 +61,37 @@ class SummaryJob:
     kind: str
     focus: str | None
     transcript: str
+    # A draft of a stored consultation: the worker reads its lines and stores the draft on it.
+    target: consultations.DraftTarget | None = None
 
     def to_json(self) -> str:
-        return json.dumps({"kind": self.kind, "focus": self.focus, "transcript": self.transcript})
+        data: dict[str, Any] = {"kind": self.kind, "focus": self.focus, "transcript": self.transcript}
+        if self.target is not None:
+            data["target"] = {
+                "schema": self.target.schema,
+                "doctor": str(self.target.doctor_id),
+                "consultation": str(self.target.consultation_id),
+                "console": self.target.console,
+            }
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, raw: str) -> SummaryJob:
         data: dict[str, Any] = json.loads(raw)
-        return cls(kind=str(data["kind"]), focus=data.get("focus"), transcript=str(data["transcript"]))
+        target = data.get("target")
+        return cls(
+            kind=str(data["kind"]),
+            focus=data.get("focus"),
+            transcript=str(data["transcript"]),
+            target=consultations.DraftTarget(
+                schema=str(target["schema"]),
+                doctor_id=uuid.UUID(target["doctor"]),
+                consultation_id=uuid.UUID(target["consultation"]),
+                console=str(target["console"]),
+            )
+            if target
+            else None,
+        )
 
 
 LABELS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}
@@ -77,16 +105,32 @@ def transcript_text(transcript: str | list[TranscriptLineIn] | None) -> str:
     return (transcript or "").strip()
 
 
-def job_for(body: SummarizeRequest) -> SummaryJob:
+def job_for(
+    body: SummarizeRequest, session: Session | None = None, principal: Principal | None = None
+) -> SummaryJob:
+    """The job for a request: from the stored consultation named by `consultationId` (the
+    worker reads its lines), else from the transcript sent in the body."""
+    focus = body.focus.strip() if body.focus and body.focus.strip() else None
+    if body.consultationId is not None:
+        assert session is not None and principal is not None
+        target = consultations.draft_target(session, principal, body.consultationId)
+        return SummaryJob(
+            kind=body.kind, focus=focus if body.kind == "report" else None, transcript="", target=target
+        )
     text = transcript_text(body.transcript)
     if not text:
         raise ValidationFailed({"transcript": NO_CONVERSATION}, message=NO_CONVERSATION)
-    focus = body.focus.strip() if body.focus and body.focus.strip() else None
     return SummaryJob(kind=body.kind, focus=focus if body.kind == "report" else None, transcript=text)
 
 
 def request_summary(job: SummaryJob) -> str:
-    """Hand the job to a worker and wait for its answer (raises on timeout or failure)."""
+    """Hand the job to a worker and wait for its text (raises on timeout or failure)."""
+    return str(request_result(job)["summary"])
+
+
+def request_result(job: SummaryJob) -> dict[str, Any]:
+    """Hand the job to a worker and wait for its answer: `summary`, and `draft` when the job
+    drafted from a stored consultation (raises on timeout or failure)."""
     gemini.require_ai()
     settings = get_settings()
     request_id = uuid.uuid4().hex
@@ -112,7 +156,7 @@ def request_summary(job: SummaryJob) -> str:
         if popped is not None:
             result: dict[str, Any] = json.loads(popped[1])
             if result.get("ok"):
-                return str(result["summary"])
+                return result
             raise SummaryFailed(
                 str(result.get("message") or "The AI service could not generate the summary.")
             )
@@ -177,7 +221,12 @@ def run_job(request_id: str) -> None:
         return  # the request gave up (timeout) or the job already ran
     result: dict[str, Any]
     try:
-        result = {"ok": True, "summary": generate(SummaryJob.from_json(raw))}
+        job = SummaryJob.from_json(raw)
+        if job.target is not None:
+            draft = draft_from_record(job, job.target)
+            result = {"ok": True, "summary": draft.text, "draft": draft.model_dump(mode="json")}
+        else:
+            result = {"ok": True, "summary": generate(job)}
     except Exception as exc:
         # The type only: the message of a provider error may quote the transcript.
         log.warning("summary generation failed", extra={"error": type(exc).__name__})
@@ -186,3 +235,51 @@ def run_job(request_id: str) -> None:
     key = _PREFIX + request_id + ":result"
     client.rpush(key, json.dumps(result))
     client.expire(key, _RESULT_TTL_SECONDS)
+
+
+def draft_from_record(job: SummaryJob, target: consultations.DraftTarget) -> DraftOut:
+    """Read the consultation's stored lines, ask Gemini for a draft with evidence, store it.
+    Nothing is stored unless the model answered with a usable draft."""
+    lines = consultations.draft_source(target)
+    if not lines:
+        raise ValueError("no transcript")
+    model = get_settings().gemini_text_model
+    client = gemini.client()
+    try:
+        response = gemini.generate_content(
+            client,
+            model=model,
+            contents=[
+                types.Content(
+                    role="user",
+                    parts=[
+                        types.Part(
+                            text=f"Transcript of the conversation:\n\n{record.transcript_with_ids(lines)}"
+                        ),
+                        types.Part(text=record.request_text(target.console, job.kind, job.focus)),
+                    ],
+                )
+            ],
+            config=types.GenerateContentConfig(
+                system_instruction=system_instruction(),
+                temperature=0.2,
+                response_mime_type="application/json",
+                response_json_schema=record.response_schema(target.console, job.kind),
+            ),
+            purpose=job.kind,
+        )
+    finally:
+        client.close()
+    parsed = record.parse(response.text or "", target.console, job.kind, lines)
+    return consultations.store_draft(
+        target,
+        consultations.NewDraft(
+            kind=job.kind,
+            focus=job.focus,
+            text=parsed.text,
+            sections=parsed.sections,
+            evidence=parsed.evidence,
+            model=model,
+            prompt_version=record.prompt_version(target.console, job.kind),
+        ),
+    )

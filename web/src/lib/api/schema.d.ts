@@ -879,6 +879,8 @@ export interface paths {
         /**
          * Summarize
          * @description Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s.
+         *     With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
+         *     the draft on it (another doctor's id is 404).
          */
         post: operations["summarize"];
         delete?: never;
@@ -1902,6 +1904,11 @@ export interface components {
          */
         SummarizeRequest: {
             /**
+             * Consultationid
+             * @description draft from this stored consultation's transcript (then `transcript` is not needed) and keep the draft on it
+             */
+            consultationId?: string | null;
+            /**
              * Focus
              * @description optional topic of the report draft
              */
@@ -1921,6 +1928,8 @@ export interface components {
         };
         /** SummaryOut */
         SummaryOut: {
+            /** @description the stored draft, when drafted from a consultation */
+            draft?: components["schemas"]["DraftOut"] | null;
             /**
              * Kind
              * @enum {string}
@@ -4735,6 +4744,15 @@ export interface operations {
             };
             /** @description Signed in but not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
