@@ -88,15 +88,10 @@ describe('doctor dashboard and profile', () => {
         await page.getByRole('link', { name: 'Manage Plan', exact: true }).waitFor();
         assert.equal(await page.getByRole('link', { name: 'Choose Plan', exact: true }).count(), 0);
 
-        // Quick actions are there with their labels, marked as coming soon, and do nothing.
+        // Quick actions lead to the consultations and to the doctor's assistant console.
         await page.getByRole('heading', { level: 2, name: 'Quick Actions' }).waitFor();
-        for (const name of ['View Patients', 'Schedule']) {
-            const action = page.getByRole('button', { name });
-            assert.equal(await action.getAttribute('aria-disabled'), 'true', `${name} is marked unavailable`);
-            assert.match(await text(action), /Coming soon/);
-            await action.click({ force: true }); // aria-disabled: Playwright would wait for it to be enabled
-        }
-        assert.equal(new URL(page.url()).pathname, '/doctor-dashboard');
+        assert.equal(await page.getByTestId('quick-action-consultations').getAttribute('href'), '/consultations');
+        assert.equal(await page.getByTestId('quick-action-console').getAttribute('href'), '/cardiologist');
 
         await assertAccessible(page, 'doctor dashboard');
         await screenshot(page, 'doctor-dashboard');

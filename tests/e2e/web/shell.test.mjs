@@ -106,7 +106,8 @@ describe('web app shell', () => {
 
         await signInAs(page, FIXTURES.radiotherapist, 'doctor', '/profile');
         await heading(page, 'Profile').waitFor();
-        assert.deepEqual(await links(), ['Dashboard', 'Chat', 'Subscription', 'Profile']);
+        assert.deepEqual(await links(), ['Dashboard', 'Chat', 'Consultations', 'Subscription', 'Profile']);
+        assert.equal(await page.getByRole('link', { name: 'Consultations' }).getAttribute('href'), '/consultations');
         assert.equal(await page.getByRole('link', { name: 'Dashboard' }).getAttribute('href'), '/radiotherapist');
         await page.getByTestId('profile-menu').click();
         await page.getByText('DOCTOR', { exact: true }).waitFor();
@@ -114,7 +115,7 @@ describe('web app shell', () => {
 
         await signInAs(page, FIXTURES.radiologist, 'doctor', '/profile');
         await heading(page, 'Profile').waitFor();
-        assert.deepEqual(await links(), ['Dashboard', 'Subscription', 'Profile']);
+        assert.deepEqual(await links(), ['Dashboard', 'Consultations', 'Subscription', 'Profile']);
 
         await signInAs(page, FIXTURES.hospital, 'hospital', '/profile');
         await heading(page, 'Profile').waitFor();

@@ -77,6 +77,14 @@ export const routes: RouteObject[] = [
             },
             { path: paths.nurse, ...page(() => import('@/features/consoles/routes/NurseConsole'), clinical) },
             {
+                path: paths.consultations,
+                ...page(() => import('@/features/consultations/routes/ConsultationsPage'), clinical),
+            },
+            {
+                path: paths.consultation,
+                ...page(() => import('@/features/consultations/routes/ConsultationPage'), clinical),
+            },
+            {
                 path: paths.doctorSubscription,
                 ...page(() => import('@/features/subscriptions/routes/DoctorSubscriptionPage'), onlyDoctors),
             },

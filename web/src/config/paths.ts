@@ -22,16 +22,23 @@ export const paths = {
     cardiologist: '/cardiologist',
     generalPractitioner: '/general-practitioner',
     nurse: '/nurse',
+    consultations: '/consultations',
+    consultation: '/consultations/:id',
     doctorSubscription: '/doctor-subscription',
     subscriptionSuccess: '/subscription-success',
     subscription: '/subscription',
     dashboard: '/dashboard',
     manage: '/manage',
+    /** A hospital's read-only view of one of its doctors' signed notes. */
+    doctorNotes: '/doctors/:doctorId/notes',
     adminDashboard: '/admin-dashboard',
     /** The react-admin console (admin-web), a separate app on the same origin. */
     adminConsole: '/admin/',
     profile: '/profile',
 } as const;
+
+export const consultationPath = (id: string): string => `/consultations/${encodeURIComponent(id)}`;
+export const doctorNotesPath = (doctorId: string): string => `/doctors/${encodeURIComponent(doctorId)}/notes`;
 
 export const SPECIALTIES = [
     'Radiologist',

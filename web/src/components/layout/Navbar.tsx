@@ -126,6 +126,11 @@ export const Navbar = () => {
                         )}
                         {user.role === 'doctor' && (
                             <li>
+                                <NavLink to={paths.consultations}>{t('Consultations')}</NavLink>
+                            </li>
+                        )}
+                        {user.role === 'doctor' && (
+                            <li>
                                 <NavLink to={paths.doctorSubscription}>{t('Subscription')}</NavLink>
                             </li>
                         )}

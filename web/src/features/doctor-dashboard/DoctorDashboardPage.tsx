@@ -4,8 +4,8 @@ import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
-import { CalendarIcon, PatientsIcon } from '@/components/ui/icons';
-import { paths } from '@/config/paths';
+import { MicIcon, TranscriptIcon } from '@/components/ui/icons';
+import { paths, specialtyPath } from '@/config/paths';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { formatLongDate } from '@/lib/format';
 import { isHospitalCreatedDoctor } from '@/lib/gating';
@@ -16,7 +16,7 @@ import './doctor-dashboard.css';
 /**
  * /doctor-dashboard (spec §2 "Protected routes"): a welcome, the doctor's
  * subscription card with the way to manage or choose a plan, and the Quick
- * Actions, which are not built yet and say so.
+ * Actions: the doctor's consultations and their assistant console.
  */
 const NO_PLAN = 'No Plan';
 
@@ -136,29 +136,35 @@ const DoctorDashboardPage = () => {
 
                 <section className="card dd-card dd-actions" aria-labelledby="dd-actions-heading">
                     <h2 id="dd-actions-heading">{t('Quick Actions')}</h2>
-                    <p className="dd-soon-intro" id="dd-soon">
-                        {t('These features are coming soon.')}
-                    </p>
                     <ul className="dd-action-list">
                         {[
-                            { id: 'patients', label: t('View Patients'), icon: <PatientsIcon size={22} /> },
-                            { id: 'schedule', label: t('Schedule'), icon: <CalendarIcon size={22} /> },
+                            {
+                                id: 'consultations',
+                                to: paths.consultations,
+                                label: t('Consultations'),
+                                hint: t('Review transcripts, edit and sign notes'),
+                                icon: <TranscriptIcon size={22} />,
+                            },
+                            ...(user.specialty
+                                ? [
+                                      {
+                                          id: 'console',
+                                          to: specialtyPath(user.specialty),
+                                          label: t('Start a consultation'),
+                                          hint: t('Open your assistant console'),
+                                          icon: <MicIcon size={22} />,
+                                      },
+                                  ]
+                                : []),
                         ].map(action => (
                             <li key={action.id}>
-                                {/* Not built yet: focusable so it can be discovered, but it does nothing. */}
-                                <button
-                                    type="button"
-                                    className="dd-action"
-                                    aria-disabled="true"
-                                    aria-describedby="dd-soon"
-                                    data-testid={`quick-action-${action.id}`}
-                                >
+                                <Link to={action.to} className="dd-action" data-testid={`quick-action-${action.id}`}>
                                     <span className="dd-action-icon" aria-hidden="true">
                                         {action.icon}
                                     </span>
                                     <span className="dd-action-label">{action.label}</span>
-                                    <span className="dd-soon-badge">{t('Coming soon')}</span>
-                                </button>
+                                    <span className="dd-action-hint">{action.hint}</span>
+                                </Link>
                             </li>
                         ))}
                     </ul>

@@ -1,0 +1,96 @@
+import { useTranslation } from 'react-i18next';
+
+import { Button } from '@/components/ui/Button';
+import type { Draft } from '../api';
+import { formatDateTime } from '../format';
+import { SECTION_LABELS, sectionKeys } from './sections';
+
+/**
+ * The summaries and report drafts generated for this consultation, newest
+ * first, each with the model, prompt version and time it came from. When the
+ * model said which transcript lines a sentence came from, the sentence is a
+ * button that highlights those lines.
+ */
+export const DraftsView = ({
+    drafts,
+    selected,
+    onSelectEvidence,
+    onUseDraft,
+    canUse,
+}: {
+    drafts: readonly Draft[];
+    /** `${draftId}:${index}` of the sentence whose lines are highlighted. */
+    selected: string | null;
+    onSelectEvidence: (key: string | null, lineIds: readonly number[]) => void;
+    onUseDraft: (draft: Draft) => void;
+    canUse: boolean;
+}) => {
+    const { t, i18n } = useTranslation('consultations');
+    const language = i18n.resolvedLanguage ?? 'en';
+    if (!drafts.length) return <p className="cons-muted">{t('No summary or report draft yet.')}</p>;
+    return (
+        <ul className="cons-drafts">
+            {drafts.map(draft => {
+                const evidence = (draft.evidence ?? []).filter(item => item.sentence?.trim());
+                const sections = draft.sections && Object.keys(draft.sections).length ? draft.sections : null;
+                return (
+                    <li key={draft.id} className="cons-draft" data-testid="draft" data-kind={draft.kind}>
+                        <div className="cons-draft-head">
+                            <strong>{draft.kind === 'report' ? t('Report draft') : t('Summary')}</strong>
+                            <span className="cons-ai-label">{t('Draft — AI-assisted')}</span>
+                        </div>
+                        <p className="cons-draft-meta">
+                            {t('{{model}}, prompt {{version}}, {{time}}', {
+                                model: draft.model,
+                                version: draft.promptVersion,
+                                time: formatDateTime(draft.createdAt, language),
+                            })}
+                        </p>
+                        {evidence.length > 0 ? (
+                            <p className="cons-draft-text">
+                                {evidence.map((item, index) => {
+                                    const key = `${draft.id}:${index}`;
+                                    const lines = item.lineIds ?? [];
+                                    if (!lines.length) return <span key={key}>{item.sentence} </span>;
+                                    const active = selected === key;
+                                    return (
+                                        <span key={key}>
+                                            <button
+                                                type="button"
+                                                className={`cons-sentence${active ? ' is-active' : ''}`}
+                                                aria-pressed={active}
+                                                title={t('Show the transcript lines this sentence came from')}
+                                                data-testid="evidence-sentence"
+                                                onClick={() => onSelectEvidence(active ? null : key, active ? [] : lines)}
+                                            >
+                                                {item.sentence}
+                                            </button>{' '}
+                                        </span>
+                                    );
+                                })}
+                            </p>
+                        ) : sections ? (
+                            <dl className="cons-sections">
+                                {sectionKeys(sections)
+                                    .filter(name => String(sections[name] ?? '').trim())
+                                    .map(name => (
+                                        <div key={name}>
+                                            <dt>{SECTION_LABELS[name] ? t(SECTION_LABELS[name]) : name}</dt>
+                                            <dd>{String(sections[name])}</dd>
+                                        </div>
+                                    ))}
+                            </dl>
+                        ) : (
+                            <p className="cons-draft-text">{draft.text}</p>
+                        )}
+                        {canUse && (
+                            <Button variant="secondary" onClick={() => onUseDraft(draft)} data-testid="use-draft">
+                                {t('Start the note from this draft')}
+                            </Button>
+                        )}
+                    </li>
+                );
+            })}
+        </ul>
+    );
+};
