@@ -50,6 +50,13 @@ const waitForData = (page, name, predicate, message, timeout) =>
 
 const statusIs = (page, text) => page.getByTestId('console-status').filter({ hasText: text }).waitFor();
 const button = (page, name) => page.getByRole('button', { name, exact: true });
+/** Connect, confirming the patient's consent in the dialog that comes first (issue 16). */
+const connectWithConsent = async page => {
+    await button(page, 'Connect to Cara').click();
+    const dialog = page.getByRole('dialog', { name: 'Patient consent' });
+    await button(dialog, 'The patient agrees: start').click();
+    await dialog.waitFor({ state: 'detached' });
+};
 
 describe('live assistant consoles', () => {
     let browser;
@@ -110,7 +117,7 @@ describe('live assistant consoles', () => {
                 subtree: true,
             });
         });
-        await button(page, 'Connect to Cara').click();
+        await connectWithConsent(page);
         await statusIs(page, 'Connected to Cara. You can now give voice commands.');
         assert.deepEqual(await page.evaluate(() => window.statusTexts), [
             'Click to connect to Cara',
@@ -257,7 +264,7 @@ describe('live assistant consoles', () => {
         await control('/reset', {});
         const reason = 'models/gemini-live-test is not found for API version v1beta.';
         await control('/refuse-next-setup', { code: 1008, reason });
-        await button(page, 'Connect to Cara').click();
+        await connectWithConsent(page);
         await statusIs(page, `Connection failed: ${reason}`);
         await button(page, 'Connect to Cara').waitFor();
         await waitFor(() => requested.includes('/sounds/error.wav'), 'the failure sound');

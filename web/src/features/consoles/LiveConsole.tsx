@@ -34,6 +34,7 @@ import { OfflineAudioNotice, ReconnectNotice } from './components/ReconnectNotic
 import { SummaryPanel } from './components/SummaryPanel';
 import { TranscriptionPanel } from './components/TranscriptionPanel';
 import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
+import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
 import { useLiveSession } from './live/useLiveSession';
 import { grabFrame, useVideoSource, videoSupport, FRAME_INTERVAL_MS, type VideoKind } from './video/useVideoSource';
@@ -205,6 +206,12 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         setMediaError(null);
         session.connect(consultationId);
     };
+    // Nothing is captured or relayed before the doctor confirmed the patient's consent (issue 16).
+    const consent = useConsent(profile.key, consultationId => connect(consultationId));
+    const startConsultation = () => {
+        audio(); // inside the click, as in connect()
+        consent.request();
+    };
     const disconnect = () => {
         session.disconnect();
         video.stop();
@@ -328,7 +335,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                     onMicrophone={() => {
                         if (!live) {
                             setMuted(false);
-                            connect();
+                            startConsultation();
                         } else setMuted(value => !value);
                     }}
                     onAsk={text => session.sendText(text)}
@@ -371,10 +378,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 video={video.kind}
                 support={support}
                 onToggleVideo={toggleVideo}
-                onConnect={() => connect()}
+                onConnect={startConsultation}
                 onDisconnect={disconnect}
                 panelIds={ids}
             />
+            {consent.dialog}
         </main>
     );
 };
