@@ -5,17 +5,21 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Body, Header, Query, Response, status
 
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, DoctorPrincipal
 from cara.consultations import service
 from cara.consultations.schemas import (
+    AddendumIn,
     ConsultationChange,
     ConsultationCreate,
     ConsultationDetail,
     ConsultationOut,
     ConsultationPage,
+    NoteOut,
+    NoteSave,
+    NoteSign,
     RecordSettingsIn,
     RecordSettingsOut,
 )
@@ -128,3 +132,66 @@ def change_consultation(
     out = service.change_consultation(session, principal, consultation_id, body)
     session.commit()
     return out
+
+
+def _note_response(note: NoteOut, response: Response) -> NoteOut:
+    response.headers["ETag"] = f'"{note.version}"'
+    return note
+
+
+@router.put(
+    "/{consultation_id}/note",
+    operation_id="consultations_note_save",
+    response_model=NoteOut,
+    responses=error_responses(400, 401, 403, 404, 409, 413, 422),
+)
+def save_note(
+    consultation_id: str,
+    body: NoteSave,
+    principal: DoctorPrincipal,
+    session: DbSession,
+    response: Response,
+    if_match: Annotated[str | None, Header(max_length=40)] = None,
+) -> NoteOut:
+    """Save the note edited from `version` (or `If-Match`); if it was saved since, 409 and nothing
+    is overwritten. A signed note is 409. The first save may start from a draft (`fromDraftId`)."""
+    note = service.save_note(session, principal, consultation_id, body, if_match)
+    session.commit()
+    return _note_response(note, response)
+
+
+@router.post(
+    "/{consultation_id}/note/sign",
+    operation_id="consultations_note_sign",
+    response_model=NoteOut,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+def sign_note(
+    consultation_id: str,
+    principal: DoctorPrincipal,
+    session: DbSession,
+    response: Response,
+    body: Annotated[NoteSign | None, Body()] = None,
+    if_match: Annotated[str | None, Header(max_length=40)] = None,
+) -> NoteOut:
+    """Sign the note: that version becomes immutable, with the doctor's name, the time and a
+    SHA-256 content hash. An empty note is 422; an already signed one 409."""
+    note = service.sign_note(session, principal, consultation_id, body or NoteSign(), if_match)
+    session.commit()
+    return _note_response(note, response)
+
+
+@router.post(
+    "/{consultation_id}/note/addenda",
+    operation_id="consultations_note_addendum",
+    status_code=status.HTTP_201_CREATED,
+    response_model=NoteOut,
+    responses=error_responses(400, 401, 403, 404, 409, 413, 422),
+)
+def add_addendum(
+    consultation_id: str, body: AddendumIn, principal: DoctorPrincipal, session: DbSession, response: Response
+) -> NoteOut:
+    """Add an addendum to a signed note (signed in turn); the note itself never changes."""
+    note = service.add_addendum(session, principal, consultation_id, body)
+    session.commit()
+    return _note_response(note, response)

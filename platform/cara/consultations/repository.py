@@ -189,6 +189,26 @@ def note(
     return session.scalar(query)
 
 
+def draft(session: Session, consultation_id: uuid.UUID, draft_id: uuid.UUID) -> ConsultationDraft | None:
+    return session.scalar(
+        select(ConsultationDraft).where(
+            ConsultationDraft.id == draft_id, ConsultationDraft.consultation_id == consultation_id
+        )
+    )
+
+
+def add_note(session: Session, note: ConsultationNote) -> ConsultationNote:
+    session.add(note)
+    session.flush()
+    return note
+
+
+def add_entry(session: Session, entry: ConsultationNoteEntry) -> ConsultationNoteEntry:
+    session.add(entry)
+    session.flush()
+    return entry
+
+
 def note_entries(session: Session, note_id: uuid.UUID) -> list[ConsultationNoteEntry]:
     return list(
         session.scalars(

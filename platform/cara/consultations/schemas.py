@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from cara.kit.bodies import RequestBody
 
@@ -131,3 +131,42 @@ class RecordSettingsOut(BaseModel):
 class RecordSettingsIn(RequestBody):
     consentMandatory: StrictBool | None = None
     retentionDays: StrictInt | None = Field(default=None, ge=1, le=3650)
+
+
+MAX_NOTE_CHARS = 100_000
+
+
+class RadiologySectionsIn(RequestBody):
+    """A radiology report's sections; the note's text is rendered from them."""
+
+    model_config = ConfigDict(extra="forbid", str_max_length=MAX_NOTE_CHARS)
+
+    indication: str = Field(default="", max_length=20_000)
+    technique: str = Field(default="", max_length=20_000)
+    findings: str = Field(default="", max_length=50_000)
+    impression: list[Annotated[str, Field(max_length=5_000)]] = Field(default_factory=list, max_length=50)
+    radsCategory: str = Field(default="", max_length=200)
+    recommendation: str = Field(default="", max_length=20_000)
+
+
+class NoteSave(RequestBody):
+    """The note's text (or radiology sections), with the version it was edited from.
+
+    The version may also come as `If-Match`. A first save may start from a draft (`fromDraftId`)."""
+
+    model_config = ConfigDict(extra="ignore", str_max_length=MAX_NOTE_CHARS)
+
+    text: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+    sections: RadiologySectionsIn | None = None
+    version: StrictInt | None = Field(default=None, ge=0)
+    fromDraftId: str | None = Field(default=None, max_length=64)
+
+
+class NoteSign(RequestBody):
+    version: StrictInt | None = Field(default=None, ge=1, description="or If-Match: the version being signed")
+
+
+class AddendumIn(RequestBody):
+    model_config = ConfigDict(extra="ignore", str_max_length=MAX_NOTE_CHARS)
+
+    text: str = Field(max_length=MAX_NOTE_CHARS)

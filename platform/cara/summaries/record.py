@@ -14,21 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cara.consultations.service import RADIOLOGY_CONSOLE, SourceLine
+from cara.consultations.service import RADIOLOGY_CONSOLE, SourceLine, render_radiology
 
 SUMMARY_PROMPT_VERSION = "record-summary-v1"
 REPORT_PROMPT_VERSION = "record-report-v1"
 RADIOLOGY_PROMPT_VERSION = "record-radiology-v1"
 SPEAKERS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}
-RADIOLOGY_SECTIONS = ("indication", "technique", "findings", "impression", "radsCategory", "recommendation")
-HEADINGS = {
-    "indication": "Indication",
-    "technique": "Technique",
-    "findings": "Findings",
-    "impression": "Impression",
-    "radsCategory": "RADS category",
-    "recommendation": "Recommendation",
-}
 
 _SENTENCE = {
     "type": "object",
@@ -200,18 +191,3 @@ def _radiology(data: dict[str, Any], known: set[int], evidence: list[dict[str, A
     if not sections["findings"] and not sections["impression"]:
         raise ValueError("empty answer")
     return RecordDraft(text=render_radiology(sections), sections=sections, evidence=evidence)
-
-
-def render_radiology(sections: dict[str, Any]) -> str:
-    """The report as text, in the order a radiologist reads it."""
-    blocks = []
-    for key in RADIOLOGY_SECTIONS:
-        value = sections.get(key)
-        if key == "impression":
-            items = [str(v).strip() for v in value or [] if str(v).strip()]
-            body = "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1))
-        else:
-            body = str(value or "").strip()
-        if body:
-            blocks.append(f"{HEADINGS[key]}\n{body}")
-    return "\n\n".join(blocks)

@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy import func, select
 
 from cara.config import get_settings
+from cara.consultations.radiology import render_radiology
 from cara.kit.db import tenant_session
 from cara.models import ConsultationDraft
-from cara.summaries.record import render_radiology
 from cara_doubles.gemini import GeminiDouble, GenerateRequest
 from tests.cara.consultations.conftest import add_lines, schema_and_account, start
 from tests.factories import auth, doctor_payload, signup
