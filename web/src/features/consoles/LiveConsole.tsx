@@ -82,6 +82,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 context,
                 stats => {
                     mark('playbackBuffers', stats.scheduled);
+                    mark('playbackMaxGap', stats.maxGapMs);
                     mark('playing', stats.playing);
                     setSpeaking(stats.playing);
                 },
@@ -103,6 +104,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     const session = useLiveSession(profile.key, {
         onAudio: (data, mimeType) => audio().player.enqueue(data, mimeType),
         onInterrupted: () => engine.current?.player.stop(),
+        onTurnComplete: () => engine.current?.player.endReply(),
         onConnected: () => playSound('connect'),
         onDisconnected: () => {
             engine.current?.player.stop();

@@ -20,6 +20,8 @@ export interface PlaybackStats {
     /** Buffers scheduled since the player was made (tests read it from the console's data attributes). */
     scheduled: number;
     playing: boolean;
+    /** The longest silence inside one reply (ms): a chunk that arrived after the previous one ended. */
+    maxGapMs: number;
 }
 
 export class PcmPlayer {
@@ -31,6 +33,9 @@ export class PcmPlayer {
     private meterTimer: number | undefined;
     private readonly meterData: Float32Array<ArrayBuffer>;
     private volume = 0;
+    // A reply is being played (chunks since the last turn end or stop): a late chunk is a gap in it.
+    private inReply = false;
+    private maxGapMs = 0;
 
     constructor(
         private readonly context: AudioContext,
@@ -65,7 +70,12 @@ export class PcmPlayer {
         source.connect(this.output);
         const now = this.context.currentTime;
         // Nothing queued (or an underrun): leave a small head start instead of starting in the past.
-        if (this.nextStart < now) this.nextStart = now + INITIAL_BUFFER_SECONDS;
+        if (this.nextStart < now) {
+            const start = now + INITIAL_BUFFER_SECONDS;
+            if (this.inReply) this.maxGapMs = Math.max(this.maxGapMs, Math.round((start - this.nextStart) * 1000));
+            this.nextStart = start;
+        }
+        this.inReply = true;
         source.start(this.nextStart);
         this.nextStart += buffer.duration;
         this.sources.add(source);
@@ -78,8 +88,14 @@ export class PcmPlayer {
         this.changed();
     }
 
+    /** The reply is complete: silence until the next chunk is not a gap. */
+    endReply(): void {
+        this.inReply = false;
+    }
+
     /** Barge-in: fade out over 0.1 s and drop every scheduled chunk. */
     stop(): void {
+        this.inReply = false;
         if (!this.sources.size) {
             this.nextStart = 0;
             return;
@@ -114,7 +130,7 @@ export class PcmPlayer {
     }
 
     private changed(): void {
-        this.onChange({ scheduled: this.scheduled, playing: this.playing });
+        this.onChange({ scheduled: this.scheduled, playing: this.playing, maxGapMs: this.maxGapMs });
     }
 
     // Output level for the volume pulse: RMS every 25 ms, falling back by a factor 0.7 (spec §9).

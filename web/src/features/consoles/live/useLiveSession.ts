@@ -56,6 +56,8 @@ export interface InterimLine {
 export interface LiveSessionEvents {
     onAudio?: (data: string, mimeType?: string) => void;
     onInterrupted?: () => void;
+    /** The assistant finished its turn. */
+    onTurnComplete?: () => void;
     /** The first `connected` of a consultation the doctor started (not after a renewal or a rejoin). */
     onConnected?: () => void;
     /** The consultation ended after having been connected (by the doctor or a refusal). */
@@ -234,6 +236,9 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
                 case 'interrupted':
                     handlers.current.onInterrupted?.();
                     break;
+                case 'turnComplete':
+                    handlers.current.onTurnComplete?.();
+                    break;
                 case 'transcript': {
                     const { speaker, text, at, seq } = message;
                     if (message.final) {
@@ -254,7 +259,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
                     console.warn('live socket:', message.message);
                     break;
                 default:
-                    break; // turnComplete, toolResult: shown through the transcript lines
+                    break; // toolResult: shown through the transcript lines
             }
         },
         [addFinal, flushOffline],
