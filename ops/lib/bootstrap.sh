@@ -77,6 +77,19 @@ typecheck_node_app() {
   fi
 }
 
+# The live console's browser tests feed Chromium's fake microphone with speech spoken by espeak-ng.
+ensure_espeak() {
+  if command -v espeak-ng >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing Debian's espeak-ng for the live console's browser tests"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng >/dev/null
+  else
+    echo "The live console's browser tests need espeak-ng (Debian: apt-get install espeak-ng)" >&2
+    return 1
+  fi
+}
+
 # Browser tests drive Debian's Chromium. Install it when missing and we may.
 ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then return 0; fi
