@@ -7,8 +7,10 @@ doctor presses connect.
 `WS /api/live?specialty=<console>` (console: radiologist, radiotherapist,
 cardiologist, general-practitioner, nurse or generic; default: the doctor's
 own specialty). The access token is the first frame, `{"type": "auth",
-"token": ...}`: never in the URL, so it cannot end up in an access log or a
-proxy's. The same check runs again every `LIVE_RECHECK_SECONDS` while the
+"token": ..., "consultationId": ...}`: never in the URL, so it cannot end up in
+an access log or a proxy's. The consultation was started with the patient's
+consent (`POST /api/consultations`); the same id rejoins it after a drop.
+The same check runs again every `LIVE_RECHECK_SECONDS` while the
 consultation lasts (the relay's re-check), so a doctor who is deactivated,
 removed, signed out or whose subscription lapses does not keep an open
 consultation. Protocol: cara.live.messages.
@@ -17,6 +19,7 @@ consultation. Protocol: cara.live.messages.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,8 +37,9 @@ from cara.auth.principal import (
     tenant_role,
 )
 from cara.config import get_settings
+from cara.consultations.service import open_for_live
 from cara.kit import gemini, lifecycle
-from cara.kit.errors import CaraError, Forbidden, ServiceUnavailable, Unauthorized
+from cara.kit.errors import CaraError, Forbidden, NotFound, ServiceUnavailable, Unauthorized
 from cara.kit.openapi import error_responses
 from cara.live import messages as m
 from cara.live.assistant_profiles import ASSISTANT_PROFILES, assistant_profile_for
@@ -77,24 +81,27 @@ def live_status(principal: AnyPrincipal) -> LiveStatusOut:
 class Doctor:
     specialty: str | None
     scope: TenantScope
+    consultation_id: uuid.UUID | None = None
 
 
 _KINDS: dict[type[CaraError], str] = {
     Unauthorized: "unauthorized",
     Forbidden: "forbidden",
     ServiceUnavailable: "unavailable",
+    NotFound: "not_found",
 }
 # The database or Redis not answering, as the HTTP handlers classify it (cara.kit.handlers):
 # the check could not run, which is not a refusal.
 _OUTAGES = (sa_exc.OperationalError, sa_exc.TimeoutError, redis.ConnectionError, redis.TimeoutError)
 
 
-def _load_doctor(token: str) -> Doctor:
+def _load_doctor(token: str, consultation_id: str | None = None) -> Doctor:
     """Authenticate the token like any request, and check the doctor may use the assistant.
 
     The one check of the live socket: when it opens, and again every `LIVE_RECHECK_SECONDS`
-    while the consultation runs, so both apply the same rules. Raises Refused; kind
-    "unavailable" when the database or Redis could not answer."""
+    while the consultation runs, so both apply the same rules. With `consultation_id`, also
+    that the consultation is this doctor's own, with consent and not signed (else "not_found").
+    Raises Refused; kind "unavailable" when the database or Redis could not answer."""
     try:
         session = session_for_token(token)
         try:
@@ -107,7 +114,10 @@ def _load_doctor(token: str) -> Doctor:
                 role=tenant_role(principal.tenant_schema),
                 account_id=principal.id,
             )
-            return Doctor(specialty=principal.account.specialty, scope=scope)
+            consultation = (
+                open_for_live(session, principal, consultation_id).id if consultation_id is not None else None
+            )
+            return Doctor(specialty=principal.account.specialty, scope=scope, consultation_id=consultation)
         finally:
             session.close()
     except CaraError as exc:
@@ -128,7 +138,7 @@ async def _authenticate(link: BrowserLink) -> tuple[str, Doctor]:
         raise Refused("unauthorized", NO_TOKEN) from None
     if not isinstance(first, m.AuthIn):
         raise Refused("unauthorized", NO_TOKEN)
-    return first.token, await asyncio.to_thread(_load_doctor, first.token)
+    return first.token, await asyncio.to_thread(_load_doctor, first.token, first.consultationId)
 
 
 def _recheck(token: str) -> Callable[[], object]:
@@ -153,7 +163,17 @@ async def live(websocket: WebSocket, specialty: str | None = None) -> None:
         if not gemini.ai_configured():
             raise Refused("not_configured", gemini.AI_NOT_CONFIGURED)
         await link.send(m.status("connecting", m.CONNECTING, console=profile.key))
-        relay = LiveRelay(link, profile, doctor.scope, get_settings(), recheck=_recheck(token))
+        if doctor.consultation_id is None:
+            # Nothing is relayed or stored without a consultation the patient consented to.
+            raise Refused("bad_request", m.NO_CONSULTATION)
+        relay = LiveRelay(
+            link,
+            profile,
+            doctor.scope,
+            get_settings(),
+            consultation_id=doctor.consultation_id,
+            recheck=_recheck(token),
+        )
         ending = await relay.run()
         if ending is not None:
             await _close(websocket, ending.code, ending.message)

@@ -2,7 +2,12 @@
 
 Browser -> server (`type` decides the shape):
 
-    {"type": "auth", "token": "<access token>"}          first frame, within 10 s
+    {"type": "auth", "token": "<access token>", "consultationId": "<uuid>"}
+                                                           first frame, within 10 s; the consultation
+                                                           comes from POST /api/consultations (the
+                                                           patient's consent); after a drop the same
+                                                           id rejoins it
+    {"type": "pong", "at": <the ping's at>}                answer to each ping
     {"type": "audio", "data": "<base64 PCM16LE, 16 kHz, mono>"}
     {"type": "audioStreamEnd"}                             microphone muted or stopped
     {"type": "video", "data": "<base64 JPEG>"}            camera or screen frame (about 1 per 2 s)
@@ -25,6 +30,14 @@ Server -> browser:
     {"type": "turnComplete"}
     {"type": "toolResult", "name": "check_dose_constraint", "result": {...}}
     {"type": "error", "message": "..."}                    a bad frame; the socket stays open
+    {"type": "ping", "at": <ms>}                           every second: a console that hears nothing
+                                                           for 3 s shows 'Weak connection'
+
+Rejoin: `connected` carries `rejoin: true` (the server keeps the consultation across sockets) and
+`resumed: true` when the provider's session was resumed with its context. A consultation has one
+socket at a time: a newer one takes it over and the older is closed with 4409. While the browser has
+not answered pings for STALE_AFTER_SECONDS, reply audio is dropped instead of queued (transcripts
+still go), so a link that comes back does not get a burst of stale speech.
 
 An interim transcript carries the whole line so far (it replaces the previous
 interim text of that speaker); the final one carries the finished line, as
@@ -62,7 +75,11 @@ CLOSE_CODES = {
     "not_configured": 4503,
     "upstream": 4502,
     "unavailable": 1013,  # try again later (e.g. the token store did not answer)
+    "replaced": 4409,  # a newer socket took the consultation over
 }
+# The browser answers pings every PING_SECONDS; silent this long, the link is stalled.
+PING_SECONDS = 1.0
+STALE_AFTER_SECONDS = 3.0
 
 
 class _In(BaseModel):
@@ -72,6 +89,12 @@ class _In(BaseModel):
 class AuthIn(_In):
     type: Literal["auth"]
     token: str = Field(min_length=1, max_length=4096)
+    consultationId: str | None = Field(default=None, max_length=64)
+
+
+class PongIn(_In):
+    type: Literal["pong"]
+    at: int | None = None
 
 
 class AudioIn(_In):
@@ -121,10 +144,9 @@ class TextIn(_In):
         return value.strip()
 
 
-BrowserMessage = Annotated[
-    AuthIn | AudioIn | AudioStreamEndIn | VideoIn | TextIn, Field(discriminator="type")
-]
-_adapter: TypeAdapter[AuthIn | AudioIn | AudioStreamEndIn | VideoIn | TextIn] = TypeAdapter(BrowserMessage)
+In = AuthIn | AudioIn | AudioStreamEndIn | VideoIn | TextIn | PongIn
+BrowserMessage = Annotated[In, Field(discriminator="type")]
+_adapter: TypeAdapter[In] = TypeAdapter(BrowserMessage)
 
 
 class BadFrame(ValueError):
@@ -135,7 +157,7 @@ class BadFrame(ValueError):
 _AUDIO_FRAME = re.compile(r'\{"type":"audio","data":"([A-Za-z0-9+/]*={0,2})"\}')
 
 
-def parse(raw: str | bytes | None) -> AuthIn | AudioIn | AudioStreamEndIn | VideoIn | TextIn:
+def parse(raw: str | bytes | None) -> In:
     """A validated browser message, or BadFrame with a short reason (never the frame's content)."""
     if raw is None or isinstance(raw, bytes):
         raise BadFrame("Send JSON text frames.")
@@ -199,5 +221,7 @@ RECONNECTING = "Reconnecting to Cara..."
 # The server is restarting: the browser reconnects (close code 1012), reaching another replica.
 RESTARTING = "Cara's server is restarting. Reconnecting..."
 SERVICE_RESTART = 1012
+NO_CONSULTATION = "Start the consultation first: confirm the patient's consent."
+REPLACED = "This consultation was opened in another window."
 ASLEEP = "Cara is asleep. Say 'Hey Cara' to wake her."
 AWAKE = "Cara is listening."

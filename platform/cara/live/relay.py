@@ -34,6 +34,7 @@ import contextlib
 import json
 import logging
 import re
+import time
 import uuid
 from collections import Counter, deque
 from collections.abc import Callable
@@ -49,8 +50,9 @@ from cara.config import Settings
 from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
+from cara.live import rejoin
 from cara.live.assistant_profiles import AssistantProfile, live_config
-from cara.live.repository import TenantScope, end_consultation, start_consultation
+from cara.live.repository import TenantScope, end_consultation, rejoin_consultation
 from cara.live.transcript import Line, LineAssembler, TranscriptWriter
 from cara.live.upstream import Upstream, open_upstream
 from cara.live.wake import WakeEvent, WakeState
@@ -60,6 +62,8 @@ log = logging.getLogger("cara.live")
 # About ten seconds of microphone audio (8 chunks a second) is kept while reconnecting.
 PENDING_AUDIO_CHUNKS = 80
 PENDING_TEXTS = 10
+# How long a rejoining socket waits for the socket it replaces to store its lines.
+TAKEOVER_WAIT_SECONDS = 6.0
 # A fresh session is primed with at most this much of the transcript (the latest lines).
 PRIMING_MAX_CHARS = 24_000
 PRIMING_INTRO = (
@@ -151,6 +155,7 @@ class LiveRelay:
         scope: TenantScope,
         settings: Settings,
         *,
+        consultation_id: uuid.UUID,
         recheck: Callable[[], object],
     ) -> None:
         """`recheck` is the check the socket was opened with (blocking: database and Redis),
@@ -167,7 +172,10 @@ class LiveRelay:
         self.upstream: Upstream | None = None
         self.handle: str | None = None
         self.reconnects = 0
-        self.consultation_id: uuid.UUID | None = None
+        self.consultation_id = consultation_id
+        self.socket_id = uuid.uuid4().hex  # this socket's claim on the consultation (rejoin.hold)
+        self._restored = False  # lines were stored before this socket: a fresh session is primed
+        self._last_pong: float | None = None  # monotonic time of the browser's latest pong
         self._writer: TranscriptWriter | None = None
         self._pending_audio: deque[str] = deque(maxlen=PENDING_AUDIO_CHUNKS)  # base64 chunks
         self._pending_texts: deque[str] = deque(maxlen=PENDING_TEXTS)
@@ -192,27 +200,48 @@ class LiveRelay:
         """End the consultation for a server restart, once its transcript is stored."""
         self._restarting.set()
 
+    async def _take_over(self) -> None:
+        """Hold the consultation, wait for a socket that held it before to store its lines, and
+        carry on from what is stored: transcript, wake state, the provider's resumption handle."""
+        previous = await asyncio.to_thread(rejoin.hold, self.consultation_id, self.socket_id)
+        if previous is not None:
+            deadline = time.monotonic() + TAKEOVER_WAIT_SECONDS
+            while time.monotonic() < deadline and not await asyncio.to_thread(
+                rejoin.released, self.consultation_id, previous
+            ):
+                await asyncio.sleep(0.1)
+        stored = await asyncio.to_thread(rejoin_consultation, self.scope, self.consultation_id)
+        self.lines.restore([Line(seq=r.seq, speaker=r.speaker, text=r.text, at=r.at) for r in stored])
+        self._restored = bool(stored)
+        saved = await asyncio.to_thread(rejoin.load, self.consultation_id)
+        self.handle = saved.handle
+        if saved.awake is not None:
+            self.wake.awake = saved.awake
+
     async def _run(self) -> Ending | None:
-        self.consultation_id = await asyncio.to_thread(
-            start_consultation, self.scope, self.profile.key, self.settings.gemini_live_model
-        )
+        await self._take_over()
         self._writer = TranscriptWriter(self.scope, self.consultation_id)
         log.info(
             "live consultation started",
-            extra={"console": self.profile.key, "consultation": str(self.consultation_id)},
+            extra={
+                "console": self.profile.key,
+                "consultation": str(self.consultation_id),
+                "rejoined": self._restored or self.handle is not None,
+            },
         )
         client = gemini.client()
         upstream = asyncio.create_task(self._upstream_loop(client), name="live-upstream")
         downstream = asyncio.create_task(self._browser_loop(), name="live-browser")
         restart = asyncio.create_task(self._restarting.wait(), name="live-restart")
         recheck = asyncio.create_task(self._recheck_loop(), name="live-recheck")
-        tasks = (upstream, downstream, restart, recheck)
+        holding = asyncio.create_task(self._hold_loop(), name="live-hold")
+        tasks = (upstream, downstream, restart, recheck, holding)
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in tasks:
                 task.cancel()
-            results = await asyncio.gather(upstream, downstream, recheck, return_exceptions=True)
+            results = await asyncio.gather(upstream, downstream, recheck, holding, return_exceptions=True)
             self._store(self.lines.close_all())
             await self._writer.close()
             try:
@@ -220,6 +249,7 @@ class LiveRelay:
             except Exception as exc:  # the lines are stored; only the end time is missing
                 log.warning("could not close the consultation", extra={"error": type(exc).__name__})
             await client.aio.aclose()
+            await asyncio.to_thread(rejoin.release, self.consultation_id, self.socket_id)
             log.info(
                 "live consultation ended",
                 extra={
@@ -233,8 +263,9 @@ class LiveRelay:
                 result, BrowserGone | asyncio.CancelledError
             ):
                 log.error("live relay failed", exc_info=result)
-        # The upstream loop (provider failure) or the re-check (access withdrawn) ends it.
-        for ending in (results[0], results[2]):
+        # The upstream loop (provider failure), the re-check (access withdrawn) or a newer socket
+        # (taken over) ends it.
+        for ending in (results[0], results[2], results[3]):
             if isinstance(ending, Ending):
                 return ending
         if self._restarting.is_set():
@@ -244,6 +275,29 @@ class LiveRelay:
                 return None
             return Ending(m.SERVICE_RESTART, m.RESTARTING)
         return None
+
+    # ------------------------------------------------------------ rejoin and heartbeat
+
+    async def _hold_loop(self) -> Ending:
+        """Every second: ping the browser, and check no newer socket took the consultation over."""
+        while True:
+            await asyncio.sleep(m.PING_SECONDS)
+            await self.browser.send({"type": "ping", "at": int(time.monotonic() * 1000)})
+            if not await asyncio.to_thread(rejoin.still_held, self.consultation_id, self.socket_id):
+                log.info("live consultation taken over", extra={"consultation": str(self.consultation_id)})
+                with contextlib.suppress(BrowserGone):
+                    await self.browser.send(m.status("error", m.REPLACED, code="replaced"))
+                return Ending(m.CLOSE_CODES["replaced"], m.REPLACED)
+
+    def _link_stale(self) -> bool:
+        """The browser answers pings but has not for a while: replies would only pile up."""
+        return self._last_pong is not None and time.monotonic() - self._last_pong > m.STALE_AFTER_SECONDS
+
+    def _save_wake(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().run_in_executor(
+                None, lambda: rejoin.save(self.consultation_id, awake=self.wake.awake)
+            )
 
     # ------------------------------------------------------------ access
 
@@ -285,7 +339,7 @@ class LiveRelay:
         connected_once = False
         while True:
             handle = self.handle
-            prime = connected_once and handle is None
+            prime = (connected_once or self._restored) and handle is None
             self._heard_from_upstream = False
             opened = False
             try:
@@ -307,6 +361,8 @@ class LiveRelay:
                             awake=self.wake.awake,
                             wakePhraseRequired=self.profile.wake_phrase_required,
                             resumed=handle is not None,
+                            rejoin=True,
+                            lines=len(self.lines.lines),
                             demo=self.settings.cara_demo_ai,
                         )
                     )
@@ -333,6 +389,11 @@ class LiveRelay:
                         "code": code,
                     },
                 )
+                if not connected_once and handle is not None and not opened:
+                    # The handle kept from an earlier socket did not work: start afresh, primed.
+                    self.handle = None
+                    await asyncio.to_thread(rejoin.forget_handle, self.consultation_id)
+                    continue
                 if not connected_once:
                     await self.browser.send(m.status("error", message, code="upstream"))
                     return Ending(m.CLOSE_CODES["upstream"], message)
@@ -390,6 +451,7 @@ class LiveRelay:
         update = _object(message.get("sessionResumptionUpdate"))
         if update.get("resumable") and isinstance(update.get("newHandle"), str) and update["newHandle"]:
             self.handle = update["newHandle"]
+            await asyncio.to_thread(rejoin.save, self.consultation_id, handle=self.handle)
         if "goAway" in message:
             return True
         if "toolCall" in message:
@@ -401,10 +463,15 @@ class LiveRelay:
         if isinstance(heard, str) and heard:
             await self._on_user_speech(heard)
         if self.wake.awake:
+            # While the browser does not answer pings, speech is dropped: played in a burst later
+            # it would be stale (the transcript still arrives).
+            stale = self._link_stale()
             for part in _object(content.get("modelTurn")).get("parts") or []:
                 blob = _object(_object(part).get("inlineData"))
                 mime, data = blob.get("mimeType"), blob.get("data")
                 if isinstance(mime, str) and mime.startswith("audio/") and isinstance(data, str) and data:
+                    if stale:
+                        continue
                     await self.browser.send_audio(data, mime)
             said = _object(content.get("outputTranscription")).get("text")
             if isinstance(said, str) and said:
@@ -426,6 +493,7 @@ class LiveRelay:
             await self._on_wake_event(event)
 
     async def _on_wake_event(self, event: WakeEvent) -> None:
+        self._save_wake()
         if event is WakeEvent.SLEPT:
             # Go silent at once: stop what is playing and drop the rest of the reply.
             self._store(self.lines.close("assistant"))
@@ -494,6 +562,8 @@ class LiveRelay:
                 await self._text_up(message.text)
             elif isinstance(message, m.AudioStreamEndIn):
                 await self._stream_end_up()
+            elif isinstance(message, m.PongIn):
+                self._last_pong = time.monotonic()
             else:
                 await self.browser.send(m.error("Already authenticated."))
 

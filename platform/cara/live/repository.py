@@ -6,9 +6,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from cara.kit.db import restrict_to_tenant_role, tenant_session
 from cara.models import Consultation, TranscriptLine
@@ -34,6 +35,33 @@ def start_consultation(scope: TenantScope, console: str, model: str) -> uuid.UUI
         session.add(consultation)
         session.commit()
         return consultation.id
+
+
+@dataclass(frozen=True)
+class StoredLine:
+    seq: int
+    speaker: str
+    text: str
+    at: datetime
+
+
+def rejoin_consultation(scope: TenantScope, consultation_id: uuid.UUID) -> list[StoredLine]:
+    """A consultation the doctor comes back to (cara.consultations.service.open_for_live has checked
+    it is theirs): open again (no end time), with its transcript so far in order."""
+    with tenant_session(scope.schema) as session:
+        restrict_to_tenant_role(session, scope.role)
+        session.execute(
+            update(Consultation)
+            .where(Consultation.id == consultation_id, Consultation.doctor_account_id == scope.account_id)
+            .values(ended_at=None)
+        )
+        rows = session.execute(
+            select(TranscriptLine.seq, TranscriptLine.speaker, TranscriptLine.text, TranscriptLine.spoken_at)
+            .where(TranscriptLine.consultation_id == consultation_id)
+            .order_by(TranscriptLine.seq)
+        ).all()
+        session.commit()
+        return [StoredLine(seq=r.seq, speaker=r.speaker, text=r.text, at=r.spoken_at) for r in rows]
 
 
 def store_lines(scope: TenantScope, consultation_id: uuid.UUID, lines: Iterable[Line]) -> None:

@@ -53,6 +53,11 @@ class LineAssembler:
         self._next_seq = 0
         self.lines: list[Line] = []  # every finished line, for priming a fresh upstream session
 
+    def restore(self, lines: list[Line]) -> None:
+        """Continue a consultation whose lines are already stored (a rejoin): numbering goes on."""
+        self.lines = list(lines)
+        self._next_seq = max((line.seq for line in lines), default=-1) + 1
+
     def add(self, speaker: Speaker, fragment: str) -> tuple[list[Line], dict[str, object] | None]:
         """Add a fragment; returns the lines it closed (the other speakers') and the interim message."""
         closed = self.close(*(s for s in list(self._open) if s != speaker))

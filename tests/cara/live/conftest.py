@@ -8,13 +8,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import httpx
 import pytest
 import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from cara.live.assistant_profiles import assistant_profile_for
 from tests.factories import add_staff, doctor_payload, hospital_payload, signup
 
 Json = dict[str, Any]
@@ -43,17 +45,41 @@ def live_server(app: Any) -> Iterator[str]:
     thread.join(10)
 
 
+def start_consultation(live_url: str, token: str, console: str = "generic") -> str | None:
+    """POST /api/consultations with the patient's consent, on the server of `live_url`; the id, or
+    None when the server refuses (a token or an account the test expects the socket to refuse)."""
+    parts = urlsplit(live_url)
+    base = f"http://{parts.netloc}"
+    query = dict(parse_qsl(parts.query))
+    profile = assistant_profile_for(query.get("specialty"), console)
+    body = {"console": profile.key if profile else console, "consent": True}
+    response = httpx.post(
+        f"{base}/api/consultations", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10
+    )
+    return str(response.json()["id"]) if response.status_code == 201 else None
+
+
 class Browser:
     """What the web console does on the socket, with timeouts instead of hangs."""
 
-    def __init__(self, url: str, token: str | None = None) -> None:
+    def __init__(
+        self, url: str, token: str | None = None, consultation: str | None = None, *, start: bool = True
+    ) -> None:
+        """`consultation`: the id to join; without one, a consultation is started over HTTP first as
+        the console does after the consent dialog (`start=False`: none, for the refusals)."""
         self._stack = contextlib.ExitStack()
+        if consultation is None and token is not None and start:
+            consultation = start_consultation(url, token)
+        self.consultation = consultation
         self.ws: ClientConnection = self._stack.enter_context(
             connect(url, open_timeout=5, max_size=16 * 1024 * 1024)
         )
         self.seen: list[Json] = []
         if token is not None:
-            self.send({"type": "auth", "token": token})
+            auth: Json = {"type": "auth", "token": token}
+            if consultation is not None:
+                auth["consultationId"] = consultation
+            self.send(auth)
 
     def send(self, message: Json) -> None:
         self.ws.send(json.dumps(message))
@@ -103,9 +129,9 @@ def browsers() -> Iterator[list[Browser]]:
 
 @pytest.fixture
 def open_console(live_server: str, browsers: list[Browser]) -> Callable[..., Browser]:
-    def open_(token: str | None, console: str | None = None) -> Browser:
+    def open_(token: str | None, console: str | None = None, consultation: str | None = None) -> Browser:
         url = live_server + (f"?{urlencode({'specialty': console})}" if console else "")
-        browser = Browser(url, token)
+        browser = Browser(url, token, consultation)
         browsers.append(browser)
         return browser
 

@@ -175,7 +175,7 @@ class TestTranscripts:
         self, client: Any, gemini: GeminiDouble, open_console: Open
     ) -> None:
         token, schema = hospital_doctor_token(client, "Nurse")
-        browser, consultation = connect(open_console, token)
+        browser, consultation = connect(open_console, token, "nurse")
         session = gemini.session(0)
         session.send_input_transcription("Hey Cara, wound dressing frequency?")
         session.send_turn_complete()

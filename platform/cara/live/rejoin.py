@@ -1,0 +1,144 @@
+"""What a consultation needs to survive a dropped browser socket, kept where every replica reads it.
+
+When the browser's socket drops (network blip, a replica draining with 1012, a laptop asleep), the
+console reconnects with the same `consultationId`, possibly to another replica. That replica finds
+here, in Redis:
+
+* the latest resumable handle of the provider's session (valid for about two hours at the provider,
+  so the key expires with it): the upstream session is resumed with the model's context intact;
+  without one, a fresh session is primed with the stored transcript;
+* whether the assistant was awake, so a rejoin does not put it back to sleep (or wake it);
+* which socket currently holds the consultation: a newer socket takes over and the older one,
+  wherever it runs, sees that within a second and ends, storing its open lines, so two sockets
+  never relay (and number transcript lines) for one consultation at the same time.
+
+Nothing clinical is kept here: a handle is an opaque provider token, the rest are flags.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass
+
+import redis
+
+from cara.kit.redis import get_redis
+
+log = logging.getLogger("cara.live")
+
+# The provider's resumption handles are valid for about two hours.
+HANDLE_TTL_SECONDS = 2 * 60 * 60
+# The holder of a consultation renews its claim every HOLD_RENEW_SECONDS; an abandoned claim
+# (a replica killed without a drain) lapses after HOLD_TTL_SECONDS.
+HOLD_TTL_SECONDS = 15
+HOLD_RENEW_SECONDS = 1.0
+_PREFIX = "live:consultation:"
+
+
+def _key(consultation_id: uuid.UUID) -> str:
+    return f"{_PREFIX}{consultation_id}"
+
+
+@dataclass(frozen=True)
+class Saved:
+    handle: str | None = None
+    awake: bool | None = None
+
+
+def load(consultation_id: uuid.UUID) -> Saved:
+    """The consultation's saved state (empty when Redis does not answer: a fresh, primed session)."""
+    try:
+        values = get_redis().hmget(_key(consultation_id), ["handle", "awake"])
+    except redis.RedisError as exc:
+        log.warning("live rejoin state unreadable", extra={"error": type(exc).__name__})
+        return Saved()
+    handle, awake = values
+    return Saved(handle=handle or None, awake=None if awake is None else awake == "1")
+
+
+def save(consultation_id: uuid.UUID, *, handle: str | None = None, awake: bool | None = None) -> None:
+    """Keep the latest handle and/or the wake state (best effort: a failure costs a resumption)."""
+    fields: dict[str | bytes, bytes | float | int | str] = {}
+    if handle is not None:
+        fields["handle"] = handle
+    if awake is not None:
+        fields["awake"] = "1" if awake else "0"
+    if not fields:
+        return
+    try:
+        pipe = get_redis().pipeline()
+        pipe.hset(_key(consultation_id), mapping=fields)
+        pipe.expire(_key(consultation_id), HANDLE_TTL_SECONDS)
+        pipe.execute()
+    except redis.RedisError as exc:
+        log.warning("live rejoin state not saved", extra={"error": type(exc).__name__})
+
+
+def forget_handle(consultation_id: uuid.UUID) -> None:
+    """A handle the provider refused: the next socket starts a fresh, primed session."""
+    with contextlib.suppress(redis.RedisError):
+        get_redis().hdel(_key(consultation_id), "handle")
+
+
+# ------------------------------------------------------------------ who holds the consultation
+
+
+def _holder(consultation_id: uuid.UUID) -> str:
+    return _key(consultation_id) + ":holder"
+
+
+def _open(consultation_id: uuid.UUID, socket_id: str) -> str:
+    """Present while that socket's relay runs; removed once its lines are stored."""
+    return _key(consultation_id) + ":open:" + socket_id
+
+
+def hold(consultation_id: uuid.UUID, socket_id: str) -> str | None:
+    """This socket holds the consultation now; returns the socket that held it before, if any
+    (it ends within HOLD_RENEW_SECONDS: wait for it with `wait_released`)."""
+    try:
+        pipe = get_redis().pipeline()
+        pipe.set(_holder(consultation_id), socket_id, ex=HOLD_TTL_SECONDS, get=True)
+        pipe.set(_open(consultation_id, socket_id), "1", ex=HOLD_TTL_SECONDS)
+        previous, _ = pipe.execute()
+    except redis.RedisError as exc:
+        log.warning("live consultation hold not recorded", extra={"error": type(exc).__name__})
+        return None
+    return previous if isinstance(previous, str) and previous != socket_id else None
+
+
+def still_held(consultation_id: uuid.UUID, socket_id: str) -> bool:
+    """True while no newer socket took the consultation over (and renews this socket's claim).
+    When Redis does not answer, the socket keeps the consultation."""
+    try:
+        client = get_redis()
+        holder = client.get(_holder(consultation_id))
+        if holder is not None and holder != socket_id:
+            return False
+        pipe = client.pipeline()
+        pipe.set(_holder(consultation_id), socket_id, ex=HOLD_TTL_SECONDS)
+        pipe.set(_open(consultation_id, socket_id), "1", ex=HOLD_TTL_SECONDS)
+        pipe.execute()
+        return True
+    except redis.RedisError:
+        return True
+
+
+def release(consultation_id: uuid.UUID, socket_id: str) -> None:
+    """The socket is done with the consultation and its lines are stored."""
+    try:
+        client = get_redis()
+        client.delete(_open(consultation_id, socket_id))
+        if client.get(_holder(consultation_id)) == socket_id:
+            client.delete(_holder(consultation_id))
+    except redis.RedisError:
+        pass
+
+
+def released(consultation_id: uuid.UUID, socket_id: str) -> bool:
+    """True once that socket's relay has stored its lines and let go (or its claim lapsed)."""
+    try:
+        return not get_redis().exists(_open(consultation_id, socket_id))
+    except redis.RedisError:
+        return True
