@@ -195,3 +195,52 @@ def add_addendum(
     note = service.add_addendum(session, principal, consultation_id, body)
     session.commit()
     return _note_response(note, response)
+
+
+def _file(out: service.ExportFile) -> Response:
+    return Response(
+        out.content,
+        media_type=out.media_type,
+        headers={
+            "Content-Disposition": f'attachment; filename="{out.filename}"',
+            "Cache-Control": "private, no-store",
+        },
+    )
+
+
+@router.get(
+    "/{consultation_id}/export/fhir",
+    operation_id="consultations_export_fhir",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/fhir+json": {}}, "description": "a FHIR R4 document"},
+        **error_responses(401, 403, 404, 409, 422),
+    },
+)
+def export_fhir(
+    consultation_id: str,
+    principal: DoctorPrincipal,
+    session: DbSession,
+    resource: Literal["bundle", "document-reference"] = "bundle",
+) -> Response:
+    """The signed note as FHIR: a document Bundle (Composition first, with the DocumentReference,
+    LOINC 11488-4 or 18748-4 for radiology), or the DocumentReference alone. Unsigned: 409. Audited."""
+    out = service.export_note(session, principal, consultation_id, "fhir", resource)
+    session.commit()
+    return _file(out)
+
+
+@router.get(
+    "/{consultation_id}/export/pdf",
+    operation_id="consultations_export_pdf",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/pdf": {}}, "description": "the printable note"},
+        **error_responses(401, 403, 404, 409),
+    },
+)
+def export_pdf(consultation_id: str, principal: DoctorPrincipal, session: DbSession) -> Response:
+    """The signed note as a printable PDF (clinic, doctor, date, AI-assistance statement). Audited."""
+    out = service.export_note(session, principal, consultation_id, "pdf")
+    session.commit()
+    return _file(out)

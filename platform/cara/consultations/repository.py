@@ -13,10 +13,12 @@ from sqlalchemy import ColumnElement, ScalarSelect, and_, func, literal, or_, se
 from sqlalchemy.orm import Session
 
 from cara.models import (
+    Account,
     Consultation,
     ConsultationDraft,
     ConsultationNote,
     ConsultationNoteEntry,
+    Hospital,
     RecordSettings,
     TranscriptLine,
 )
@@ -217,6 +219,14 @@ def note_entries(session: Session, note_id: uuid.UUID) -> list[ConsultationNoteE
             .order_by(ConsultationNoteEntry.number)
         )
     )
+
+
+def account(session: Session, account_id: uuid.UUID) -> Account | None:
+    return session.get(Account, account_id)
+
+
+def hospital_name(session: Session, hospital_id: uuid.UUID) -> str | None:
+    return session.scalar(select(Hospital.name).where(Hospital.id == hospital_id))
 
 
 def settings_row(session: Session, owner: str) -> RecordSettings | None:
