@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Header, Query, Response, status
 
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal, DoctorPrincipal
+from cara.auth.principal import AnyPrincipal, DoctorPrincipal, HospitalPrincipal
 from cara.consultations import service
 from cara.consultations.schemas import (
     AddendumIn,
@@ -22,6 +22,8 @@ from cara.consultations.schemas import (
     NoteSign,
     RecordSettingsIn,
     RecordSettingsOut,
+    SignedNoteDetail,
+    SignedNotePage,
 )
 from cara.kit.openapi import error_responses
 
@@ -102,6 +104,38 @@ def read_settings(principal: AnyPrincipal, session: DbSession) -> RecordSettings
 def change_settings(body: RecordSettingsIn, principal: AnyPrincipal, session: DbSession) -> RecordSettingsOut:
     """A hospital sets them for its doctors, an independent doctor for themself (audited)."""
     out = service.change_settings(session, principal, body)
+    session.commit()
+    return out
+
+
+@router.get(
+    "/signed",
+    operation_id="consultations_hospital_signed",
+    response_model=SignedNotePage,
+    responses=error_responses(400, 401, 403, 404, 422),
+)
+def hospital_signed_notes(
+    principal: HospitalPrincipal,
+    session: DbSession,
+    doctor_id: Annotated[str | None, Query(alias="doctorId", max_length=64)] = None,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE_SIZE)] = service.PAGE_SIZE,
+) -> SignedNotePage:
+    """The hospital's view: its own doctors' signed notes, newest first (never drafts)."""
+    return service.hospital_signed_notes(session, principal, doctor_id=doctor_id, cursor=cursor, limit=limit)
+
+
+@router.get(
+    "/signed/{consultation_id}",
+    operation_id="consultations_hospital_signed_read",
+    response_model=SignedNoteDetail,
+    responses=error_responses(401, 403, 404),
+)
+def hospital_read_note(
+    consultation_id: str, principal: HospitalPrincipal, session: DbSession
+) -> SignedNoteDetail:
+    """One signed note of the hospital's doctors, read-only; every view is in the audit log."""
+    out = service.hospital_read_note(session, principal, consultation_id)
     session.commit()
     return out
 

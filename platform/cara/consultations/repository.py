@@ -113,6 +113,47 @@ def list_page(
     return [(row[0], int(row[1])) for row in session.execute(query).all()]
 
 
+def hospital_signed_page(
+    session: Session,
+    hospital_id: uuid.UUID,
+    *,
+    doctor_id: uuid.UUID | None,
+    after: tuple[datetime, uuid.UUID] | None,
+    limit: int,
+) -> list[tuple[Consultation, Account]]:
+    """Signed consultations of this hospital's doctors, newest first (keyset on started_at, id)."""
+    query = (
+        select(Consultation, Account)
+        .join(Account, Account.id == Consultation.doctor_account_id)
+        .where(Account.hospital_id == hospital_id, Account.role == "doctor", Consultation.state == "signed")
+    )
+    if doctor_id is not None:
+        query = query.where(Consultation.doctor_account_id == doctor_id)
+    if after is not None:
+        query = query.where(
+            tuple_(Consultation.started_at, Consultation.id)
+            < tuple_(literal(after[0], Consultation.started_at.type), literal(after[1], Consultation.id.type))
+        )
+    query = query.order_by(Consultation.started_at.desc(), Consultation.id.desc()).limit(limit)
+    return [(c, a) for c, a in session.execute(query).tuples().all()]
+
+
+def hospital_signed(
+    session: Session, hospital_id: uuid.UUID, consultation_id: uuid.UUID
+) -> tuple[Consultation, Account] | None:
+    row = session.execute(
+        select(Consultation, Account)
+        .join(Account, Account.id == Consultation.doctor_account_id)
+        .where(
+            Consultation.id == consultation_id,
+            Account.hospital_id == hospital_id,
+            Account.role == "doctor",
+            Consultation.state == "signed",
+        )
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
 STALE_SEARCH = or_(
     Consultation.search_indexed_at.is_(None),
     Consultation.ended_at.is_(None),

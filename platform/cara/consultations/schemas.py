@@ -170,3 +170,25 @@ class AddendumIn(RequestBody):
     model_config = ConfigDict(extra="ignore", str_max_length=MAX_NOTE_CHARS)
 
     text: str = Field(max_length=MAX_NOTE_CHARS)
+
+
+class SignedNoteItem(BaseModel):
+    """A signed note in the hospital's view: never drafts, never another hospital's."""
+
+    id: uuid.UUID
+    doctorId: uuid.UUID
+    doctorName: str
+    console: str
+    title: str | None
+    startedAt: datetime
+    signedAt: datetime | None
+    patientReference: PatientReference | None
+
+
+class SignedNotePage(BaseModel):
+    items: list[SignedNoteItem]
+    nextCursor: str | None
+
+
+class SignedNoteDetail(SignedNoteItem):
+    note: NoteOut

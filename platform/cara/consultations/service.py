@@ -42,11 +42,15 @@ from cara.consultations.schemas import (
     PatientReference,
     RecordSettingsIn,
     RecordSettingsOut,
+    SignedNoteDetail,
+    SignedNoteItem,
+    SignedNotePage,
     TranscriptLineOut,
 )
 from cara.kit.db import get_engine, restrict_to_tenant_role, session_scope, tenant_session
 from cara.kit.errors import BadRequest, Conflict, Forbidden, NotFound, ValidationFailed
 from cara.models import (
+    Account,
     Consultation,
     ConsultationDraft,
     ConsultationNote,
@@ -814,3 +818,79 @@ def export_note(
 ) -> ExportFile:
     """The doctor's signed note as FHIR (`bundle` or `document-reference`) or PDF; audited."""
     return _export(session, principal, own_consultation(session, principal, consultation_id), kind, resource)
+
+
+# ------------------------------------------------------------------ the hospital's view
+
+NOTE_NOT_FOUND = "Signed note not found."
+
+
+def _hospital(principal: Principal) -> uuid.UUID:
+    if principal.role != "hospital" or principal.hospital_id is None:
+        raise Forbidden(NO_PERMISSION)
+    return principal.hospital_id
+
+
+def _signed_item(consultation: Consultation, doctor: Account) -> SignedNoteItem:
+    reference = consultation.patient_reference
+    return SignedNoteItem(
+        id=consultation.id,
+        doctorId=doctor.id,
+        doctorName=doctor.name,
+        console=consultation.console,
+        title=consultation.title,
+        startedAt=consultation.started_at,
+        signedAt=consultation.signed_at,
+        patientReference=PatientReference.model_validate(reference) if reference else None,
+    )
+
+
+def hospital_signed_notes(
+    session: Session,
+    principal: Principal,
+    *,
+    doctor_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> SignedNotePage:
+    """The signed notes of this hospital's doctors (one doctor's with `doctor_id`), newest first."""
+    hospital_id = _hospital(principal)
+    doctor = None
+    if doctor_id is not None:
+        try:
+            doctor = uuid.UUID(doctor_id)
+        except ValueError as exc:
+            raise NotFound("Doctor not found.") from exc
+    after = decode_cursor(cursor) if cursor else None
+    rows = repository.hospital_signed_page(
+        session, hospital_id, doctor_id=doctor, after=after, limit=limit + 1
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return SignedNotePage(
+        items=[_signed_item(c, a) for c, a in rows],
+        nextCursor=encode_cursor(rows[-1][0].started_at, rows[-1][0].id) if more and rows else None,
+    )
+
+
+def hospital_read_note(session: Session, principal: Principal, consultation_id: object) -> SignedNoteDetail:
+    """One signed note of this hospital's doctors, read-only; each view is audited."""
+    hospital_id = _hospital(principal)
+    found = repository.hospital_signed(session, hospital_id, parse_id(consultation_id))
+    if found is None:
+        raise NotFound(NOTE_NOT_FOUND)
+    consultation, doctor = found
+    note = note_out(session, repository.note(session, consultation.id))
+    if note is None or not note.entries:
+        raise NotFound(NOTE_NOT_FOUND)
+    record_tenant(
+        session,
+        action="consultation.hospital_view",
+        actor_id=principal.id,
+        target_type="consultation",
+        target_id=consultation.id,
+        detail={"doctor": str(doctor.id)},
+    )
+    # The signed text only: what it was drafted from stays the doctor's.
+    note = note.model_copy(update={"sourceDraftId": None})
+    return SignedNoteDetail(**_signed_item(consultation, doctor).model_dump(), note=note)

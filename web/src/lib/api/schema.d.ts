@@ -484,6 +484,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/consultations/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hospital Signed Notes
+         * @description The hospital's view: its own doctors' signed notes, newest first (never drafts).
+         */
+        get: operations["consultations_hospital_signed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/consultations/signed/{consultation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hospital Read Note
+         * @description One signed note of the hospital's doctors, read-only; every view is in the audit log.
+         */
+        get: operations["consultations_hospital_signed_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/consultations/{consultation_id}": {
         parameters: {
             query?: never;
@@ -1934,6 +1974,71 @@ export interface components {
             data?: number[];
             /** Labels */
             labels?: string[];
+        };
+        /** SignedNoteDetail */
+        SignedNoteDetail: {
+            /** Console */
+            console: string;
+            /**
+             * Doctorid
+             * Format: uuid
+             */
+            doctorId: string;
+            /** Doctorname */
+            doctorName: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            note: components["schemas"]["NoteOut"];
+            patientReference: components["schemas"]["PatientReference"] | null;
+            /** Signedat */
+            signedAt: string | null;
+            /**
+             * Startedat
+             * Format: date-time
+             */
+            startedAt: string;
+            /** Title */
+            title: string | null;
+        };
+        /**
+         * SignedNoteItem
+         * @description A signed note in the hospital's view: never drafts, never another hospital's.
+         */
+        SignedNoteItem: {
+            /** Console */
+            console: string;
+            /**
+             * Doctorid
+             * Format: uuid
+             */
+            doctorId: string;
+            /** Doctorname */
+            doctorName: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            patientReference: components["schemas"]["PatientReference"] | null;
+            /** Signedat */
+            signedAt: string | null;
+            /**
+             * Startedat
+             * Format: date-time
+             */
+            startedAt: string;
+            /** Title */
+            title: string | null;
+        };
+        /** SignedNotePage */
+        SignedNotePage: {
+            /** Items */
+            items: components["schemas"]["SignedNoteItem"][];
+            /** Nextcursor */
+            nextCursor: string | null;
         };
         /**
          * SignupRequest
@@ -3764,6 +3869,133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_hospital_signed: {
+        parameters: {
+            query?: {
+                doctorId?: string | null;
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedNotePage"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_hospital_signed_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                consultation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedNoteDetail"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
