@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '@/components/ui/Button';
 import type { Draft } from '../api';
 import { formatDateTime } from '../format';
-import { SECTION_LABELS, sectionKeys } from './sections';
+import { RADIOLOGY_SECTIONS, SECTION_LABELS, sectionText } from './sections';
 
 /**
  * The summaries and report drafts generated for this consultation, newest
@@ -71,12 +71,12 @@ export const DraftsView = ({
                             </p>
                         ) : sections ? (
                             <dl className="cons-sections">
-                                {sectionKeys(sections)
-                                    .filter(name => String(sections[name] ?? '').trim())
+                                {RADIOLOGY_SECTIONS
+                                    .filter(name => sectionText(sections[name]).trim())
                                     .map(name => (
                                         <div key={name}>
                                             <dt>{SECTION_LABELS[name] ? t(SECTION_LABELS[name]) : name}</dt>
-                                            <dd>{String(sections[name])}</dd>
+                                            <dd>{sectionText(sections[name])}</dd>
                                         </div>
                                     ))}
                             </dl>

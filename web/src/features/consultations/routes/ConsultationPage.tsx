@@ -1,19 +1,22 @@
 /**
  * /consultations/:id: one consultation's record. The stored transcript
  * (timestamps, speakers including the dose-constraint check), the summaries
- * and report drafts generated from it (a sentence with evidence highlights
- * its transcript lines), the patient reference, and the note.
+ * and report drafts generated from it, and the note: edited from a draft,
+ * saved with its version, signed, then only extended by addenda.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
 import { Spinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
-import { getConsultation, type Consultation } from '../api';
+import { generateDraft, getConsultation, type Consultation, type Draft } from '../api';
 import { DraftsView } from '../components/DraftsView';
+import { NoteEditor, toSections, type EditorDraft } from '../components/NoteEditor';
 import { PatientReferenceEditor } from '../components/PatientReferenceEditor';
+import { SignedNote } from '../components/SignedNote';
 import { StateBadge, useConsoleName } from '../components/StateBadge';
 import { TranscriptView } from '../components/TranscriptView';
 import { formatDateTime, formatDuration } from '../format';
@@ -22,6 +25,19 @@ import '../consultations.css';
 
 type Load = { state: 'loading' } | { state: 'failed'; message: string; status?: number } | { state: 'loaded' };
 
+const editorStart = (consultation: Consultation, from?: Draft): EditorDraft => {
+    const radiology = consultation.console === 'radiologist';
+    if (from)
+        return {
+            text: from.text,
+            sections: toSections(from.sections) ?? (radiology ? toSections({}) : null),
+            fromDraftId: from.id,
+        };
+    const note = consultation.note;
+    if (note) return { text: note.text, sections: toSections(note.sections), fromDraftId: null };
+    return { text: '', sections: radiology ? toSections({}) : null, fromDraftId: null };
+};
+
 const ConsultationPage = () => {
     const { t, i18n } = useTranslation('consultations');
     const consoleName = useConsoleName();
@@ -29,7 +45,10 @@ const ConsultationPage = () => {
     const { id = '' } = useParams();
     const [load, setLoad] = useState<Load>({ state: 'loading' });
     const [consultation, setConsultation] = useState<Consultation | null>(null);
+    const [editor, setEditor] = useState<{ key: number; start: EditorDraft } | null>(null);
     const [evidence, setEvidence] = useState<{ key: string | null; lines: Set<number> }>({ key: null, lines: new Set() });
+    const [generating, setGenerating] = useState<'summary' | 'report' | null>(null);
+    const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
     const fetchOne = useCallback(async (): Promise<Consultation | null> => {
         const result = await getConsultation(id);
@@ -44,12 +63,32 @@ const ConsultationPage = () => {
 
     useEffect(() => {
         setLoad({ state: 'loading' });
-        void fetchOne();
+        void fetchOne().then(found => {
+            if (found) setEditor({ key: Date.now(), start: editorStart(found) });
+        });
     }, [fetchOne]);
 
     const showEvidence = (key: string | null, lines: readonly number[]) => {
         setEvidence({ key, lines: new Set(lines) });
         if (lines.length) document.getElementById(`line-${lines[0]}`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    };
+
+    const generate = async (kind: 'summary' | 'report') => {
+        setGenerating(kind);
+        setNotice(null);
+        const result = await generateDraft(id, kind);
+        setGenerating(null);
+        if (!result.ok) {
+            setNotice({ kind: 'error', text: t(result.message) });
+            return;
+        }
+        const next = await fetchOne();
+        setNotice({ kind: 'success', text: kind === 'report' ? t('Report draft ready.') : t('Summary ready.') });
+        // A note nobody saved yet starts from the new draft.
+        if (next && !next.note) {
+            const newest = next.drafts.find(draft => draft.id === result.data.draft?.id) ?? next.drafts[0];
+            if (newest) setEditor({ key: Date.now(), start: editorStart(next, newest) });
+        }
     };
 
     if (load.state === 'loading' && !consultation)
@@ -71,6 +110,10 @@ const ConsultationPage = () => {
             </main>
         );
     if (!consultation) return null;
+
+    const signed = consultation.state === 'signed' || Boolean(consultation.note?.signed);
+    const entries = consultation.note?.entries ?? [];
+    const busy = generating !== null;
 
     return (
         <main className="page cons-page cons-detail" data-testid="consultation-page" data-state={consultation.state}>
@@ -98,6 +141,12 @@ const ConsultationPage = () => {
                 />
             </header>
 
+            {notice && (
+                <Alert kind={notice.kind} onClose={() => setNotice(null)}>
+                    <p data-testid="consultation-notice">{notice.text}</p>
+                </Alert>
+            )}
+
             <div className="cons-columns">
                 <section className="card cons-panel" aria-labelledby="cons-transcript-heading">
                     <h2 id="cons-transcript-heading">{t('Transcript')}</h2>
@@ -107,23 +156,51 @@ const ConsultationPage = () => {
                 <div className="cons-side">
                     <section className="card cons-panel" aria-labelledby="cons-drafts-heading">
                         <h2 id="cons-drafts-heading">{t('Drafts')}</h2>
+                        <div className="cons-actions">
+                            <Button
+                                variant="secondary"
+                                busy={generating === 'summary'}
+                                disabled={busy || !consultation.lineCount}
+                                onClick={() => void generate('summary')}
+                                data-testid="generate-summary"
+                            >
+                                {t('Generate summary')}
+                            </Button>
+                            <Button
+                                variant="secondary"
+                                busy={generating === 'report'}
+                                disabled={busy || !consultation.lineCount}
+                                onClick={() => void generate('report')}
+                                data-testid="generate-report"
+                            >
+                                {t('Generate report draft')}
+                            </Button>
+                        </div>
+                        {busy && (
+                            <p className="cons-muted" role="status" data-testid="generating">
+                                {t('Cara is writing the draft from the stored transcript. This can take up to 30 seconds.')}
+                            </p>
+                        )}
+                        {signed && (
+                            <p className="cons-muted">{t('New drafts never change the signed note.')}</p>
+                        )}
                         <DraftsView
                             drafts={consultation.drafts}
                             selected={evidence.key}
                             onSelectEvidence={showEvidence}
-                            canUse={false}
-                            onUseDraft={() => undefined}
+                            canUse={!signed}
+                            onUseDraft={draft => setEditor({ key: Date.now(), start: editorStart(consultation, draft) })}
                         />
                     </section>
 
                     <section className="card cons-panel" aria-labelledby="cons-note-heading">
                         <h2 id="cons-note-heading">{t('Note')}</h2>
-                        {consultation.note ? (
-                            <p className="cons-entry-text" data-testid="note-text">
-                                {consultation.note.text}
-                            </p>
+                        {signed ? (
+                            <SignedNote consultation={consultation} entries={entries} onChanged={() => void fetchOne()} />
                         ) : (
-                            <p className="cons-muted">{t('Not saved yet')}</p>
+                            editor && (
+                                <NoteEditor key={editor.key} consultation={consultation} initial={editor.start} reload={fetchOne} />
+                            )
                         )}
                     </section>
                 </div>
