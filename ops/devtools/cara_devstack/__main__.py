@@ -251,7 +251,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--demo-ai",
         action="store_true",
-        help="use the built-in demo AI instead of a real provider (sets CARA_DEMO_AI=1)",
+        help="use the built-in demo AI instead of a real provider (sets CARA_DEMO_AI=1); "
+        "the default when GEMINI_API_KEY is not set",
     )
     args = parser.parse_args(argv)
     if args.port is None:
@@ -325,6 +326,11 @@ def _child_env(database_url: str, redis_url: str, port: int, demo_ai: bool) -> d
     if demo_ai:
         env["CARA_DEMO_AI"] = "1"
     return env
+
+
+def wants_demo_ai(flag: bool, environ: Mapping[str, str]) -> bool:
+    """--demo-ai, or no provider key: a newcomer's stack answers out of the box (with a badge)."""
+    return flag or not environ.get("GEMINI_API_KEY", "").strip()
 
 
 def _demo_ai(env: dict[str, str]) -> list[str]:
@@ -410,8 +416,14 @@ def _run(args: argparse.Namespace, stack: ExitStack, out: Output) -> None:
     if _port_in_use(args.port):
         raise StackError(f"port {args.port} is already in use; stop what uses it or pass --port")
     database_url, redis_url, servers = _databases(stack, out)
-    env = _child_env(database_url, redis_url, args.port, args.demo_ai)
-    demo_peer = _demo_ai(env) if args.demo_ai else None
+    demo_ai = wants_demo_ai(args.demo_ai, os.environ)
+    env = _child_env(database_url, redis_url, args.port, demo_ai)
+    demo_peer = _demo_ai(env) if demo_ai else None
+    if demo_ai and not args.demo_ai:
+        out.say(
+            "GEMINI_API_KEY unset: the demo AI answers (the Gemini double's scripted peer; the consoles "
+            "show 'Demo AI — not a medical model'). Set GEMINI_API_KEY to use the real provider."
+        )
     supervisor = Supervisor(env, out)
     stack.callback(supervisor.stop_all)  # runs before the databases stop: last in, first out
     if demo_peer:

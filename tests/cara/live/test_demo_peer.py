@@ -98,3 +98,12 @@ def test_ops_dev_demo_ai_points_the_stack_at_the_demo_peer(tmp_path: Path, monke
     assert command == [
         "cara_doubles.gemini", "--port", port, "--tls-dir", str(tmp_path / "gemini-double"), "--reuse-tls"
     ]  # fmt: skip
+
+
+def test_ops_dev_uses_the_demo_ai_without_a_provider_key() -> None:
+    from cara_devstack.__main__ import wants_demo_ai
+
+    assert wants_demo_ai(False, {}) is True
+    assert wants_demo_ai(False, {"GEMINI_API_KEY": " "}) is True
+    assert wants_demo_ai(False, {"GEMINI_API_KEY": "a-real-key"}) is False
+    assert wants_demo_ai(True, {"GEMINI_API_KEY": "a-real-key"}) is True
