@@ -58,8 +58,25 @@ def reference_tables() -> list[str]:
     return [f"{PLATFORM_SCHEMA}.{name}" for name in ordered]
 
 
+def limit_worker_connections(connection: Connection) -> None:
+    """No idle coordinator-to-worker connections kept between transactions, in this database.
+
+    Citus keeps a connection it opened to a worker for the next transaction of the same backend,
+    one per worker *and user*. Inside a tenant request the user is the tenant's role, so every
+    pooled coordinator backend ends up holding an idle connection per hospital it has served:
+    backends x hospitals connections per worker, past any max_connections once a few dozen
+    hospitals are busy (ops/bench/citus_vs_single.py hit it with 30 backends and 40 hospitals).
+    Without the cache a worker holds at most one connection per coordinator transaction in
+    flight; each tenant transaction opens its own (across machines, through a PgBouncer beside
+    each worker, named in `pg_dist_poolinfo`, so that stays cheap)."""
+    database = connection.execute(text("SELECT current_database()")).scalar_one()
+    connection.execute(text(f'ALTER DATABASE "{database}" SET citus.max_cached_conns_per_worker = 0'))
+
+
 def distribute_platform(connection: Connection) -> list[str]:
-    """Make the reference tables so (idempotent); returns the tables changed now."""
+    """Make the reference tables so (idempotent); returns the tables changed now. Also sets the
+    database's worker connection policy (`limit_worker_connections`)."""
+    limit_worker_connections(connection)
     done = set(
         connection.execute(
             text("SELECT logicalrelid::regclass::text FROM pg_dist_partition WHERE partmethod = 'n'")

@@ -71,7 +71,7 @@ def migrate_bench(count: int, jobs: int) -> None:
     print(f"schemas per worker: {dict(sorted(spread.items()))}")
 
 
-def rebalance_bench(count: int) -> None:
+def rebalance_bench(count: int, database: str) -> None:
     from sqlalchemy import text
 
     from cara.kit.db import get_engine, session_scope
@@ -89,7 +89,7 @@ def rebalance_bench(count: int) -> None:
         print(
             f"hospitals per worker: {dict(sorted(Counter(citus.schema_placements(conn).values()).items()))}"
         )
-    cluster("add-worker")
+    cluster("add-worker", database)
     try:
         started = time.perf_counter()
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -136,7 +136,7 @@ def main() -> int:
         if args.command == "migrate":
             migrate_bench(args.schemas, args.jobs)
         else:
-            rebalance_bench(args.hospitals)
+            rebalance_bench(args.hospitals, name)
         reset_engine()
     finally:
         cluster("dropdb", name)

@@ -77,3 +77,17 @@ def test_a_tenant_role_reads_its_schema_on_its_worker(client: Any) -> None:
     with tenant_session(schema) as s:
         restrict_to_tenant_role(s, role_for(str(get_engine().url.database), schema))
         assert s.scalar(select(func.count()).select_from(DoctorProfile)) == 1
+
+
+def test_coordinator_sessions_keep_no_idle_connections_per_tenant_role() -> None:
+    """Citus caches worker connections per user: with one role per hospital that would be one
+    idle connection per pooled backend and hospital on each worker."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    fresh = create_engine(get_engine().url, poolclass=NullPool)
+    try:
+        with fresh.connect() as conn:
+            assert conn.execute(text("SHOW citus.max_cached_conns_per_worker")).scalar_one() == "0"
+    finally:
+        fresh.dispose()

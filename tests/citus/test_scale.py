@@ -131,12 +131,13 @@ def test_a_hospital_moves_to_the_other_worker_while_it_works(
     assert rows == len(written) and accounts == len(written), "writes were lost"
 
 
-def test_a_third_worker_takes_its_share_after_a_rebalance() -> None:
+def test_a_third_worker_takes_its_share_after_a_rebalance(on_citus: Any) -> None:
     engine = get_engine()
     with session_scope() as s:
         for _ in range(12):
             provision_hospital_tenant(s)
-    cluster("add-worker")
+    # Registered in this database only: other runs' databases on the cluster are left alone.
+    cluster("add-worker", on_citus.name)
     third = engine.url.port + 3  # type: ignore[operator]
     try:
         with _autocommit() as conn:
