@@ -89,6 +89,17 @@ export const CameraIcon = ({ off = false, size }: IconProps & { off?: boolean })
     </Svg>
 );
 
+/** Signal bars: full, or one bar for a slow link. */
+export const SignalIcon = ({ low = false, size }: IconProps & { low?: boolean }) => (
+    <Svg size={size}>
+        <path d="M4 20v-3" />
+        {!low && <path d="M9 20v-7" />}
+        {!low && <path d="M14 20v-11" />}
+        {!low && <path d="M19 20v-15" />}
+        {low && <path d="M9 20v-7M14 20v-11M19 20v-15" strokeOpacity="0.3" />}
+    </Svg>
+);
+
 export const ScreenIcon = ({ size }: IconProps) => (
     <Svg size={size}>
         <rect x="3" y="4" width="18" height="12" rx="2" />

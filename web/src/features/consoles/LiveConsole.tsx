@@ -36,8 +36,18 @@ import { TranscriptionPanel } from './components/TranscriptionPanel';
 import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
 import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
+import { rms, SilenceGate, useLowBandwidth } from './live/bandwidth';
 import { useLiveSession } from './live/useLiveSession';
-import { grabFrame, useVideoSource, videoSupport, FRAME_INTERVAL_MS, type VideoKind } from './video/useVideoSource';
+import {
+    ChangeDetector,
+    FRAME_INTERVAL_MS,
+    FULL_PROFILE,
+    grabFrame,
+    LOW_BANDWIDTH_PROFILE,
+    useVideoSource,
+    videoSupport,
+    type VideoKind,
+} from './video/useVideoSource';
 
 import './consoles.css';
 
@@ -59,7 +69,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     const liveStatus = useLiveStatus();
     const root = useRef<HTMLElement>(null);
     const engine = useRef<AudioEngine | null>(null);
-    const counters = useRef({ audioChunks: 0, videoFrames: 0 });
+    const counters = useRef({ audioChunks: 0, silentChunks: 0, videoFrames: 0 });
     const inputLevel = useMemo(createLevel, []);
     const outputLevel = useMemo(createLevel, []);
     const [muted, setMuted] = useState(false);
@@ -139,16 +149,28 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     // Microphone: streams while connected (or while the server renews its connection) and not muted.
     const sendAudio = session.sendAudio;
     const sendAudioEnd = session.sendAudioEnd;
+    const bandwidth = useLowBandwidth(session.weak);
+    const textOnly = bandwidth.textOnly;
     useEffect(() => {
-        if (!live || muted) return;
+        if (!live || muted || textOnly) return;
         let stop: (() => void) | null = null;
         let cancelled = false;
+        // Silence is not sent: only speech, its hangover, and the chunk just before it.
+        const gate = new SilenceGate<Int16Array>();
         startMicrophone(audio().context, {
             onChunk: pcm => {
-                if (sendAudio(bytesToBase64(int16ToBytes(pcm)), (pcm.length * 1000) / CAPTURE_RATE)) {
-                    counters.current.audioChunks += 1;
-                    mark('audioChunks', counters.current.audioChunks);
+                const { send, paused } = gate.push(pcm, rms(pcm));
+                for (const chunk of send) {
+                    if (sendAudio(bytesToBase64(int16ToBytes(chunk)), (chunk.length * 1000) / CAPTURE_RATE)) {
+                        counters.current.audioChunks += 1;
+                        mark('audioChunks', counters.current.audioChunks);
+                    }
                 }
+                if (!send.length) {
+                    counters.current.silentChunks += 1;
+                    mark('silentChunks', counters.current.silentChunks);
+                }
+                if (paused) sendAudioEnd(); // the assistant should not wait for more speech
             },
             onLevel: level => inputLevel.set(level),
             onEnded: () => {
@@ -174,7 +196,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             stop?.();
             sendAudioEnd(); // the assistant should not wait for more speech
         };
-    }, [live, muted, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
+    }, [live, muted, textOnly, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
 
     // Camera or screen: preview always, one JPEG frame every 2 s while connected.
     const video = useVideoSource(onMediaError);
@@ -184,18 +206,28 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         if (videoElement.current) videoElement.current.srcObject = video.stream;
     }, [video.stream]);
     const sendVideo = session.sendVideo;
+    const detector = useMemo(() => new ChangeDetector(), []);
+    const frameProfile = bandwidth.low ? LOW_BANDWIDTH_PROFILE : FULL_PROFILE;
     useEffect(() => {
         if (!connected || !video.stream) return;
+        detector.reset(); // a new socket or source gets the picture once
         const timer = window.setInterval(() => {
             const element = videoElement.current;
-            const frame = element ? grabFrame(element, canvas) : null;
+            // Only a picture that changed is sent.
+            if (!element || !detector.changed(element)) return;
+            const frame = grabFrame(element, canvas, frameProfile);
             if (frame && sendVideo(frame)) {
                 counters.current.videoFrames += 1;
                 mark('videoFrames', counters.current.videoFrames);
             }
         }, FRAME_INTERVAL_MS);
         return () => window.clearInterval(timer);
-    }, [connected, video.stream, canvas, sendVideo, mark]);
+    }, [connected, video.stream, canvas, sendVideo, mark, detector, frameProfile]);
+    // Low-bandwidth mode starts without video: the doctor turns the camera back on if it is needed.
+    const stopVideo = video.stop;
+    useEffect(() => {
+        if (bandwidth.low) stopVideo();
+    }, [bandwidth.low, stopVideo]);
 
     const toggleVideo = (kind: VideoKind) => {
         if (video.kind === kind) video.stop();
@@ -249,6 +281,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             data-console={profile.key}
             data-state={state}
             data-consultation={session.consultationId ?? ''}
+            data-low-bandwidth={bandwidth.low}
         >
             <header className="console-header">
                 <div className="console-heading">
@@ -302,6 +335,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 <ReconnectNotice retryAt={session.retryAt} onRetry={session.retryNow} />
             )}
             <OfflineAudioNotice {...session.offlineAudio} />
+            {textOnly && live && (
+                <p className="console-notice" role="status" data-testid="text-only">
+                    {t('The connection cannot carry audio right now: type your questions below.')}
+                </p>
+            )}
             {mediaError && (
                 <Alert kind="error" onClose={() => setMediaError(null)}>
                     <p data-testid="media-error">{t(mediaError.message, { code: mediaError.code ?? '' })}</p>
@@ -380,6 +418,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 video={video.kind}
                 support={support}
                 onToggleVideo={toggleVideo}
+                lowBandwidth={bandwidth.low}
+                onToggleLowBandwidth={() => bandwidth.choose(!bandwidth.low)}
                 onConnect={startConsultation}
                 onDisconnect={disconnect}
                 panelIds={ids}

@@ -6,7 +6,7 @@
  */
 import { useTranslation } from 'react-i18next';
 
-import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
+import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SignalIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import type { Level } from '../audio/level';
 import type { ConnectionState } from '../live/useLiveSession';
 import type { VideoKind } from '../video/useVideoSource';
@@ -27,6 +27,9 @@ interface ControlTrayProps {
     video: VideoKind | null;
     support: { camera: boolean; screen: boolean };
     onToggleVideo: (kind: VideoKind) => void;
+    /** Low-bandwidth mode (smaller video, camera off by default, text if audio cannot get through). */
+    lowBandwidth: boolean;
+    onToggleLowBandwidth: () => void;
     onConnect: () => void;
     onDisconnect: () => void;
     panelIds: { transcription: string; summary: string };
@@ -102,6 +105,17 @@ export const ControlTray = (props: ControlTrayProps) => {
                         <ScreenIcon size={22} />
                     </button>
                 )}
+                <button
+                    type="button"
+                    className={`tray-btn${props.lowBandwidth ? ' is-low-bandwidth' : ''}`}
+                    aria-pressed={props.lowBandwidth}
+                    aria-label={t('Low-bandwidth mode')}
+                    title={props.lowBandwidth ? t('Low-bandwidth mode is on: click to turn it off') : t('Turn low-bandwidth mode on')}
+                    onClick={props.onToggleLowBandwidth}
+                    data-testid="low-bandwidth"
+                >
+                    <SignalIcon low={props.lowBandwidth} size={22} />
+                </button>
             </div>
             <button
                 type="button"
