@@ -2,8 +2,8 @@
 
 What goes (tenants.ownership defines the platform part, the same rows an export carries):
 
-* the tenant schema, dropped with CASCADE: profiles, certificate files, consultations and
-  transcripts, the tenant's own audit log;
+* the tenant schema, dropped with CASCADE: profiles, certificate files, consultations with their
+  transcripts, drafts, notes and signed entries, the record settings, the tenant's own audit log;
 * the hospital's accounts (its own and its doctors'), their password resets, subscriptions and
   payments (payments are deleted explicitly: their key to the account only sets NULL), the
   hospital row, the tenant row and its rollup, jobs still queued for the tenant;

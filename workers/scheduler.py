@@ -36,6 +36,8 @@ SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("maintenance.purge_expired_tokens", 3600),
     PeriodicJob("analytics.refresh_rollups", 300),
     PeriodicJob("billing.expire_trials", 3600),
+    # Transcripts and drafts of unsigned consultations past the tenant's retention period.
+    PeriodicJob("consultations.apply_retention", 3600),
 )
 
 

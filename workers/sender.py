@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from cara.kit import jobs
-from workers.actors import analytics, billing, mail, maintenance, summaries  # noqa: F401  (declares the actors)
+from workers.actors import (  # noqa: F401  (declares the actors)
+    analytics,
+    billing,
+    consultations,
+    mail,
+    maintenance,
+    summaries,
+)
 from workers.broker import broker
 
 

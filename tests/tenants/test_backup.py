@@ -23,9 +23,13 @@ from cara.kit.db import get_engine, session_scope, tenant_session
 from cara.models import (
     CertificateFile,
     Consultation,
+    ConsultationDraft,
+    ConsultationNote,
+    ConsultationNoteEntry,
     Payment,
     Plan,
     ProviderEvent,
+    RecordSettings,
     Subscription,
     TranscriptLine,
 )
@@ -119,6 +123,37 @@ def new_hospital(client: Any, name: str, *, stripe: bool) -> dict[str, Any]:
                 spoken_at=utcnow(),
             )
         )
+        # The consultation record: a draft, a signed note with an addendum, the record settings.
+        s.add(
+            ConsultationDraft(
+                consultation_id=consultation.id,
+                kind="report",
+                text="Findings\nLeft lung nodule.",
+                sections={"findings": "Left lung nodule.", "impression": ["Nodule."]},
+                evidence=[{"sentence": "Left lung nodule.", "lineIds": [1]}],
+                model="double",
+                prompt_version="record-radiology-v1",
+            )
+        )
+        note = ConsultationNote(consultation_id=consultation.id, text="Left lung nodule, 6 mm.", version=2)
+        s.add(note)
+        s.flush()
+        for number, kind in ((1, "signature"), (2, "addendum")):
+            s.add(
+                ConsultationNoteEntry(
+                    note_id=note.id,
+                    number=number,
+                    kind=kind,
+                    text=f"entry {number}",
+                    author_name=body["name"],
+                    author_account_id=doctor_id,
+                    content_sha256=f"{number}" * 64,
+                )
+            )
+        consultation.state, consultation.signed_at = "signed", utcnow()
+        consultation.consent_basis, consultation.consent_at = "doctor_confirmed", utcnow()
+        consultation.patient_reference = {"recordNumber": "KB-1"}
+        s.add(RecordSettings(owner="hospital", consent_mandatory=False, retention_days=45))
         s.add(
             CertificateFile(
                 account_id=doctor_id,
@@ -407,7 +442,8 @@ class TestInspectionCopy:
                 {"s": copy},
             ).scalar_one()
             assert backup._has_audit_guard(conn, copy)
-        assert registered == 0 and keys == 1  # only transcript_lines -> consultations, inside the copy
+        # Only keys inside the copy: transcript lines, drafts and notes -> consultations, entries -> notes.
+        assert registered == 0 and keys == 4
         assert not role_exists(copy)
         # The live tenant's role cannot read the copy.
         with tenant_session(a["schema"]) as s:

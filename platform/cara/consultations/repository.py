@@ -9,7 +9,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, ScalarSelect, and_, func, literal, or_, select, text, tuple_, update
+from sqlalchemy import (
+    ColumnElement,
+    ScalarSelect,
+    String,
+    and_,
+    delete,
+    func,
+    literal,
+    or_,
+    select,
+    text,
+    tuple_,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from cara.models import (
@@ -268,6 +281,53 @@ def account(session: Session, account_id: uuid.UUID) -> Account | None:
 
 def hospital_name(session: Session, hospital_id: uuid.UUID) -> str | None:
     return session.scalar(select(Hospital.name).where(Hospital.id == hospital_id))
+
+
+def expired_unsigned(
+    session: Session, now: datetime, *, hospital: bool, default_days: int
+) -> list[uuid.UUID]:
+    """Unsigned consultations older than their retention period that still hold a transcript,
+    drafts or an unsigned note. The period is the hospital's, or each independent doctor's own."""
+    owner = literal("hospital") if hospital else func.cast(Consultation.doctor_account_id, String)
+    days = func.coalesce(RecordSettings.retention_days, default_days)
+    held = or_(
+        select(TranscriptLine.id).where(TranscriptLine.consultation_id == Consultation.id).exists(),
+        select(ConsultationDraft.id).where(ConsultationDraft.consultation_id == Consultation.id).exists(),
+        select(ConsultationNote.id).where(ConsultationNote.consultation_id == Consultation.id).exists(),
+    )
+    query = (
+        select(Consultation.id)
+        .outerjoin(RecordSettings, RecordSettings.owner == owner)
+        .where(
+            Consultation.state != "signed",
+            func.coalesce(Consultation.ended_at, Consultation.started_at)
+            < now - func.make_interval(0, 0, 0, days),
+            held,
+        )
+    )
+    return list(session.scalars(query))
+
+
+def purge(session: Session, consultation_ids: Sequence[uuid.UUID]) -> None:
+    """Delete the transcripts, drafts and unsigned notes of these consultations; the consultation
+    row (when, which console, title) stays. A signed note is never deleted here."""
+    if not consultation_ids:
+        return
+    ids = list(consultation_ids)
+    session.execute(delete(TranscriptLine).where(TranscriptLine.consultation_id.in_(ids)))
+    session.execute(delete(ConsultationDraft).where(ConsultationDraft.consultation_id.in_(ids)))
+    signed_notes = select(ConsultationNoteEntry.note_id)
+    session.execute(
+        delete(ConsultationNote).where(
+            ConsultationNote.consultation_id.in_(ids), ConsultationNote.id.not_in(signed_notes)
+        )
+    )
+    session.execute(
+        update(Consultation)
+        .where(Consultation.id.in_(ids), Consultation.state != "signed")
+        .values(search=None, search_indexed_at=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def settings_row(session: Session, owner: str) -> RecordSettings | None:

@@ -59,6 +59,7 @@ from cara.models import (
 )
 from cara.models.base import utcnow
 from cara.subscriptions.service import grants_clinical_access
+from tenants.naming import INDEPENDENT_SCHEMA
 from tenants.roles import role_for
 
 NOT_FOUND = "Consultation not found."
@@ -894,3 +895,30 @@ def hospital_read_note(session: Session, principal: Principal, consultation_id: 
     # The signed text only: what it was drafted from stays the doctor's.
     note = note.model_copy(update={"sourceDraftId": None})
     return SignedNoteDetail(**_signed_item(consultation, doctor).model_dump(), note=note)
+
+
+# ------------------------------------------------------------------ retention (scheduled worker job)
+
+RETENTION_ACTOR = "consultations.apply_retention"
+
+
+def apply_retention(schema: str, now: datetime | None = None) -> int:
+    """In one tenant schema: delete the transcripts and drafts of consultations that were never
+    signed, once the retention period has passed (the hospital's, or each independent doctor's,
+    30 days by default). Signed notes stay. Returns how many consultations were purged."""
+    at = now or utcnow()
+    with _worker_session(schema) as session:
+        expired = repository.expired_unsigned(
+            session, at, hospital=schema != INDEPENDENT_SCHEMA, default_days=DEFAULT_RETENTION_DAYS
+        )
+        if expired:
+            repository.purge(session, expired)
+            record_tenant(
+                session,
+                action="consultation.retention",
+                actor_id=None,
+                target_type="consultation",
+                detail={"consultations": len(expired)},
+            )
+        session.commit()
+        return len(expired)
