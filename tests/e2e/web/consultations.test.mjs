@@ -1,14 +1,16 @@
 // The consultation record in Chromium, end to end (issue 16): consent before
 // anything starts, a consultation with the Gemini double, a report draft
 // written by the worker from the stored transcript, the consultation page
-// (edit, a save that lost a race and kept its text, sign, addendum). axe on
-// every new screen, Arabic right to left, a phone-width page. Run by
+// (edit, a save that lost a race and kept its text, sign), FHIR and PDF
+// downloads, and the hospital reading the signed note. axe on every new
+// screen, Arabic right to left, a phone-width page. Run by
 // tests/e2e/test_web_consultations.py, which also sets CONTROL_URL (the
 // double's control endpoints) and CHROMIUM_ARGS (fake microphone).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 
-import { assertAccessible, BASE_URL, FIXTURES, openBrowser, screenshot, signInAs, TIMEOUT, url, waitForPath } from './lib.mjs';
+import { apiPost, assertAccessible, BASE_URL, FIXTURES, openBrowser, screenshot, signInAs, TIMEOUT, url, waitForPath } from './lib.mjs';
 
 const CONTROL_URL = (process.env.CONTROL_URL ?? '').replace(/\/+$/, '');
 const MEDIA_ARGS = JSON.parse(process.env.CHROMIUM_ARGS ?? '[]');
@@ -51,6 +53,7 @@ const statusIs = (page, text) => page.getByTestId('console-status').filter({ has
 
 describe('the consultation record', () => {
     const doctor = FIXTURES.recordDoctor;
+    const hospital = FIXTURES.recordHospital;
     let browser;
     let page;
     let consultationId;
@@ -58,7 +61,7 @@ describe('the consultation record', () => {
     const pageLog = [];
 
     before(async () => {
-        assert.ok(CONTROL_URL && doctor, 'run through tests/e2e/test_web_consultations.py');
+        assert.ok(CONTROL_URL && doctor && hospital, 'run through tests/e2e/test_web_consultations.py');
         browser = await openBrowser({ args: MEDIA_ARGS });
         page = browser.page;
         page.on('console', message => {
@@ -205,6 +208,15 @@ describe('the consultation record', () => {
         await screenshot(page, 'consultation-signed');
     });
 
+    it('downloads the signed note as FHIR and as PDF', async () => {
+        const [fhir] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-fhir').click()]);
+        const bundle = JSON.parse(readFileSync(await fhir.path(), 'utf8'));
+        assert.ok(['Bundle', 'DocumentReference'].includes(bundle.resourceType), bundle.resourceType);
+        assert.match(JSON.stringify(bundle), /18748-4|11488-4/, 'a LOINC document type');
+        const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-pdf').click()]);
+        assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString('latin1'), '%PDF-');
+    });
+
     it('adds an addendum, never an overwrite', async () => {
         await page.getByTestId('addendum-text').fill('Addendum: comparison with the 2025 film shows no change.');
         await page.getByTestId('addendum-add').click();
@@ -226,5 +238,22 @@ describe('the consultation record', () => {
         await screenshot(page, 'consultation-ar-phone');
         await page.evaluate(() => localStorage.setItem('locale', 'en'));
         await page.setViewportSize({ width: 1280, height: 860 });
+    });
+
+    it('shows the signed note to the doctor’s hospital, read-only', async () => {
+        await signInAs(page, hospital, 'hospital', '/manage');
+        await page.getByRole('link', { name: `Signed notes of ${doctor.name}` }).click();
+        await page.getByRole('heading', { level: 1, name: `Signed notes of ${doctor.name}` }).waitFor();
+        const row = page.getByTestId('signed-note-row').first();
+        await row.locator('summary').click();
+        await row.getByText(/No acute findings\. Lung-RADS 2, routine follow-up\./).first().waitFor();
+        assert.equal(await row.getByTestId('addendum-text').count(), 0, 'the hospital cannot add to it');
+        await assertAccessible(page, 'hospital view of signed notes');
+        await screenshot(page, 'hospital-signed-notes');
+        // The hospital never reads the doctor's consultation itself.
+        const response = await fetch(url(`/api/consultations/${consultationId}`), {
+            headers: { authorization: `Bearer ${(await apiPost('/api/auth/login', { email: hospital.email, password: hospital.password, role: 'hospital' })).body.token}` },
+        });
+        assert.ok([403, 404].includes(response.status), `hospital read its doctor's consultation: ${response.status}`);
     });
 });

@@ -76,6 +76,7 @@ export const routes: RouteObject[] = [
                 ...page(() => import('@/features/consoles/routes/GeneralPractitionerConsole'), clinical),
             },
             { path: paths.nurse, ...page(() => import('@/features/consoles/routes/NurseConsole'), clinical) },
+            { path: paths.assistant, ...page(() => import('@/features/consoles/routes/GenericConsole'), clinical) },
             {
                 path: paths.consultations,
                 ...page(() => import('@/features/consultations/routes/ConsultationsPage'), clinical),
@@ -103,6 +104,10 @@ export const routes: RouteObject[] = [
             {
                 path: paths.subscription,
                 ...page(() => import('@/features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
+            },
+            {
+                path: paths.doctorNotes,
+                ...page(() => import('@/features/consultations/routes/DoctorNotesPage'), forRoles(['hospital'])),
             },
 
             // Admins use the react-admin console at /admin/.

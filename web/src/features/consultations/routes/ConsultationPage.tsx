@@ -2,7 +2,8 @@
  * /consultations/:id: one consultation's record. The stored transcript
  * (timestamps, speakers including the dose-constraint check), the summaries
  * and report drafts generated from it, and the note: edited from a draft,
- * saved with its version, signed, then only extended by addenda.
+ * saved with its version, signed, then only extended by addenda. A signed
+ * note downloads as FHIR (a document Bundle) and as PDF.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +13,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Spinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
-import { generateDraft, getConsultation, type Consultation, type Draft } from '../api';
+import { downloadExport, generateDraft, getConsultation, type Consultation, type Draft } from '../api';
 import { DraftsView } from '../components/DraftsView';
 import { NoteEditor, toSections, type EditorDraft } from '../components/NoteEditor';
 import { PatientReferenceEditor } from '../components/PatientReferenceEditor';
@@ -49,6 +50,7 @@ const ConsultationPage = () => {
     const [evidence, setEvidence] = useState<{ key: string | null; lines: Set<number> }>({ key: null, lines: new Set() });
     const [generating, setGenerating] = useState<'summary' | 'report' | null>(null);
     const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
+    const [downloading, setDownloading] = useState<'fhir' | 'pdf' | null>(null);
 
     const fetchOne = useCallback(async (): Promise<Consultation | null> => {
         const result = await getConsultation(id);
@@ -89,6 +91,14 @@ const ConsultationPage = () => {
             const newest = next.drafts.find(draft => draft.id === result.data.draft?.id) ?? next.drafts[0];
             if (newest) setEditor({ key: Date.now(), start: editorStart(next, newest) });
         }
+    };
+
+    const download = async (format: 'fhir' | 'pdf') => {
+        setDownloading(format);
+        setNotice(null);
+        const result = await downloadExport(id, format);
+        setDownloading(null);
+        if (!result.ok) setNotice({ kind: 'error', text: t(result.message) });
     };
 
     if (load.state === 'loading' && !consultation)
@@ -196,7 +206,27 @@ const ConsultationPage = () => {
                     <section className="card cons-panel" aria-labelledby="cons-note-heading">
                         <h2 id="cons-note-heading">{t('Note')}</h2>
                         {signed ? (
-                            <SignedNote consultation={consultation} entries={entries} onChanged={() => void fetchOne()} />
+                            <>
+                                <SignedNote consultation={consultation} entries={entries} onChanged={() => void fetchOne()} />
+                                <div className="cons-actions cons-downloads">
+                                    <Button
+                                        variant="secondary"
+                                        busy={downloading === 'fhir'}
+                                        onClick={() => void download('fhir')}
+                                        data-testid="download-fhir"
+                                    >
+                                        {t('Download FHIR')}
+                                    </Button>
+                                    <Button
+                                        variant="secondary"
+                                        busy={downloading === 'pdf'}
+                                        onClick={() => void download('pdf')}
+                                        data-testid="download-pdf"
+                                    >
+                                        {t('Download PDF')}
+                                    </Button>
+                                </div>
+                            </>
                         ) : (
                             editor && (
                                 <NoteEditor key={editor.key} consultation={consultation} initial={editor.start} reload={fetchOne} />

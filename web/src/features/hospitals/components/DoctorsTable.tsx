@@ -1,6 +1,8 @@
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { EditIcon, PowerIcon, TrashIcon } from '@/components/ui/icons';
+import { doctorNotesPath } from '@/config/paths';
 import type { Doctor } from '../api';
 import { StatusBadge } from './StatusBadge';
 
@@ -50,6 +52,14 @@ export const DoctorsTable = ({
                                 <th scope="row">
                                     <span className="hosp-doctor-name">{doctor.name}</span>
                                     <span className="hosp-doctor-email">{doctor.email}</span>
+                                    <Link
+                                        className="hosp-doctor-notes"
+                                        to={doctorNotesPath(doctor._id)}
+                                        state={{ name: doctor.name }}
+                                        aria-label={t('Signed notes of {{name}}', { name: doctor.name })}
+                                    >
+                                        {t('Signed notes')}
+                                    </Link>
                                 </th>
                                 <td>{t(doctor.specialty)}</td>
                                 <td className="hosp-nowrap">{t('{{count}} years', { count: doctor.experience })}</td>
@@ -117,7 +127,17 @@ export const DashboardDoctorsTable = ({ doctors }: { doctors: readonly Doctor[] 
                 <tbody>
                     {doctors.map(doctor => (
                         <tr key={doctor._id} data-testid="doctor-row">
-                            <th scope="row">{doctor.name}</th>
+                            <th scope="row">
+                                <span className="hosp-doctor-name">{doctor.name}</span>
+                                <Link
+                                    className="hosp-doctor-notes"
+                                    to={doctorNotesPath(doctor._id)}
+                                    state={{ name: doctor.name }}
+                                    aria-label={t('Signed notes of {{name}}', { name: doctor.name })}
+                                >
+                                    {t('Signed notes')}
+                                </Link>
+                            </th>
                             <td>{t(doctor.specialty)}</td>
                             <td>{doctor.email}</td>
                             <td>
