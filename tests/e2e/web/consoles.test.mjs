@@ -90,7 +90,7 @@ describe('live assistant consoles', () => {
         const connect = button(page, 'Connect to Cara');
         assert.equal(await connect.getAttribute('title'), 'Connect to Cara');
         // The server runs with the demo flag: the badge says replies are not from a model.
-        await page.getByTestId('demo-badge').filter({ hasText: 'Demo mode' }).waitFor();
+        await page.getByTestId('demo-badge').filter({ hasText: 'Demo AI — not a medical model' }).waitFor();
         // The dark console (spec §2).
         const background = await page.getByTestId('live-console').evaluate(el => getComputedStyle(el).backgroundColor);
         assert.equal(background, 'rgb(13, 20, 34)');
@@ -271,6 +271,17 @@ describe('live assistant consoles', () => {
         // A new consultation starts without the previous one's summary (spec §4).
         await page.getByTestId('summary-panel').getByText('No summary generated yet.').waitFor();
         await screenshot(page, 'console-connection-failed');
+    });
+
+    it('opens the generic console from the doctor dashboard: always awake, summary and report draft', async () => {
+        await page.goto(url('/doctor-dashboard'));
+        await page.getByTestId('quick-action-assistant').click();
+        await page.waitForURL(/\/assistant$/);
+        await page.getByRole('heading', { level: 1, name: 'Clinical Assistant' }).waitFor();
+        await statusIs(page, 'Click to connect to Cara');
+        await button(page, 'Summary panel').click();
+        await page.getByTestId('summary-panel').getByLabel('Focus topic (optional)').waitFor();
+        await button(page, 'Summary panel').click();
     });
 
     it('reads right to left in Arabic', async () => {

@@ -22,6 +22,8 @@ export const paths = {
     cardiologist: '/cardiologist',
     generalPractitioner: '/general-practitioner',
     nurse: '/nurse',
+    /** The generic assistant console (spec §2): summaries and report drafts with a focus topic. */
+    assistant: '/assistant',
     consultations: '/consultations',
     consultation: '/consultations/:id',
     doctorSubscription: '/doctor-subscription',

@@ -292,7 +292,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                             data-testid="demo-badge"
                             title={t('Replies come from the local demo peer, not from an AI model.')}
                         >
-                            {t('Demo mode')}
+                            {t('Demo AI — not a medical model')}
                         </span>
                     )}
                 </div>

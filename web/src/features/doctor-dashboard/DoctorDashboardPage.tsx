@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
-import { MicIcon, TranscriptIcon } from '@/components/ui/icons';
+import { MicIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import { paths, specialtyPath } from '@/config/paths';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { formatLongDate } from '@/lib/format';
@@ -156,6 +156,13 @@ const DoctorDashboardPage = () => {
                                       },
                                   ]
                                 : []),
+                            {
+                                id: 'assistant',
+                                to: paths.assistant,
+                                label: t('General assistant'),
+                                hint: t('Summaries and report drafts with a focus topic'),
+                                icon: <SummaryIcon size={22} />,
+                            },
                         ].map(action => (
                             <li key={action.id}>
                                 <Link to={action.to} className="dd-action" data-testid={`quick-action-${action.id}`}>
