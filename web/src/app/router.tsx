@@ -105,6 +105,10 @@ export const routes: RouteObject[] = [
                 path: paths.subscription,
                 ...page(() => import('@/features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
             },
+            {
+                path: paths.doctorNotes,
+                ...page(() => import('@/features/consultations/routes/DoctorNotesPage'), forRoles(['hospital'])),
+            },
 
             // Admins use the react-admin console at /admin/.
             { path: paths.adminDashboard, ...page(() => import('@/features/admin/AdminDashboardRedirect')) },
