@@ -47,7 +47,7 @@ export const DraftsView = ({
                             })}
                         </p>
                         {evidence.length > 0 ? (
-                            <p className="cons-draft-text">
+                            <p className="cons-draft-text" dir="auto">
                                 {evidence.map((item, index) => {
                                     const key = `${draft.id}:${index}`;
                                     const lines = item.lineIds ?? [];
@@ -81,7 +81,9 @@ export const DraftsView = ({
                                     ))}
                             </dl>
                         ) : (
-                            <p className="cons-draft-text">{draft.text}</p>
+                            <p className="cons-draft-text" dir="auto">
+                                {draft.text}
+                            </p>
                         )}
                         {canUse && (
                             <Button variant="secondary" onClick={() => onUseDraft(draft)} data-testid="use-draft">

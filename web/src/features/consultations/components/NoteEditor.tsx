@@ -118,6 +118,7 @@ export const NoteEditor = ({
                         label={t(SECTION_LABELS[key])}
                         value={draft.sections?.[key] ?? ''}
                         rows={key === 'findings' || key === 'impression' ? 5 : 2}
+                        dir="auto"
                         onChange={event => edit({ sections: { ...(draft.sections ?? {}), [key]: event.target.value } })}
                         data-section={key}
                     />
@@ -127,6 +128,7 @@ export const NoteEditor = ({
                     label={t('Note')}
                     value={draft.text}
                     rows={14}
+                    dir="auto"
                     onChange={event => edit({ text: event.target.value })}
                     data-testid="note-text"
                 />
@@ -139,7 +141,9 @@ export const NoteEditor = ({
             {latestNote && (
                 <div className="cons-conflict card" data-testid="note-conflict">
                     <h3>{t('The other version (version {{version}})', { version: latestNote.version })}</h3>
-                    <pre className="cons-conflict-text">{latestNote.text}</pre>
+                    <pre className="cons-conflict-text" dir="auto">
+                        {latestNote.text}
+                    </pre>
                     <div className="cons-actions">
                         <Button
                             variant="secondary"

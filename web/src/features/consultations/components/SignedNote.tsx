@@ -50,7 +50,9 @@ export const SignedNote = ({
             {entries.map(entry => (
                 <article key={entry.number} className="cons-entry" data-testid="note-entry" data-kind={entry.kind}>
                     <h3>{entry.kind === 'signature' ? t('Signed note') : t('Addendum {{number}}', { number: entry.number - 1 })}</h3>
-                    <p className="cons-entry-text">{entry.text}</p>
+                    <p className="cons-entry-text" dir="auto">
+                        {entry.text}
+                    </p>
                     <p className="cons-signature" data-testid="signature">
                         {t('Signed by {{name}} on {{time}}', {
                             name: entry.authorName,

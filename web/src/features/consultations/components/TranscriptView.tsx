@@ -36,7 +36,9 @@ export const TranscriptView = ({
                         {formatClock(line.spokenAt, language)}
                     </time>
                     <span className="cons-line-speaker">{speaker(line.speaker)}</span>
-                    <span className="cons-line-text">{line.text}</span>
+                    <span className="cons-line-text" dir="auto">
+                        {line.text}
+                    </span>
                 </li>
             ))}
         </ol>
