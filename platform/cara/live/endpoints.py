@@ -19,6 +19,7 @@ consultation. Protocol: cara.live.messages.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ class Doctor:
     specialty: str | None
     scope: TenantScope
     consultation_id: uuid.UUID | None = None
+    audio: str = "pcm"  # what the browser asked for in its first frame: "pcm" or "opus"
 
 
 _KINDS: dict[type[CaraError], str] = {
@@ -138,7 +140,8 @@ async def _authenticate(link: BrowserLink) -> tuple[str, Doctor]:
         raise Refused("unauthorized", NO_TOKEN) from None
     if not isinstance(first, m.AuthIn):
         raise Refused("unauthorized", NO_TOKEN)
-    return first.token, await asyncio.to_thread(_load_doctor, first.token, first.consultationId)
+    doctor = await asyncio.to_thread(_load_doctor, first.token, first.consultationId)
+    return first.token, dataclasses.replace(doctor, audio=first.audio)
 
 
 def _recheck(token: str) -> Callable[[], object]:
@@ -173,6 +176,7 @@ async def live(websocket: WebSocket, specialty: str | None = None) -> None:
             get_settings(),
             consultation_id=doctor.consultation_id,
             recheck=_recheck(token),
+            audio=doctor.audio,
         )
         ending = await relay.run()
         if ending is not None:

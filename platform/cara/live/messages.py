@@ -8,6 +8,8 @@ Browser -> server (`type` decides the shape):
                                                            patient's consent); after a drop the same
                                                            id rejoins it
     {"type": "pong", "at": <the ping's at>}                answer to each ping
+    <binary frame>                                         with "audio": "opus" in the auth frame:
+                                                           one Opus packet of microphone audio
     {"type": "audio", "data": "<base64 PCM16LE, 16 kHz, mono>"}
     {"type": "audioStreamEnd"}                             microphone muted or stopped
     {"type": "video", "data": "<base64 JPEG>"}            camera or screen frame (about 1 per 2 s)
@@ -30,6 +32,9 @@ Server -> browser:
     {"type": "turnComplete"}
     {"type": "toolResult", "name": "check_dose_constraint", "result": {...}}
     {"type": "error", "message": "..."}                    a bad frame; the socket stays open
+    <binary frame>                                         with "audio": "opus": one Opus packet
+                                                           (24 kHz mono, 20 ms) of Cara's speech,
+                                                           instead of the "audio" message
     {"type": "ping", "at": <ms>}                           every second: a console that hears nothing
                                                            for 3 s shows 'Weak connection'
 
@@ -90,6 +95,9 @@ class AuthIn(_In):
     type: Literal["auth"]
     token: str = Field(min_length=1, max_length=4096)
     consultationId: str | None = Field(default=None, max_length=64)
+    # "opus": microphone audio comes as binary frames, one Opus packet each, and Cara's speech goes
+    # down the same way; "pcm" (browsers without WebCodecs): base64 PCM in JSON, as before.
+    audio: Literal["pcm", "opus"] = "pcm"
 
 
 class PongIn(_In):

@@ -30,6 +30,7 @@ once, then, once the transcript is stored, the close (4401/4403). A check that c
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
@@ -50,7 +51,7 @@ from cara.config import Settings
 from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
-from cara.live import rejoin
+from cara.live import opus, rejoin
 from cara.live.assistant_profiles import AssistantProfile, live_config
 from cara.live.repository import TenantScope, end_consultation, rejoin_consultation
 from cara.live.transcript import Line, LineAssembler, TranscriptWriter
@@ -62,6 +63,8 @@ log = logging.getLogger("cara.live")
 # About ten seconds of microphone audio (8 chunks a second) is kept while reconnecting.
 PENDING_AUDIO_CHUNKS = 80
 PENDING_TEXTS = 10
+# Decoded Opus microphone audio goes upstream in chunks of 100 ms (16 kHz, 16-bit).
+MIC_CHUNK_BYTES = 3_200
 # How long a rejoining socket waits for the socket it replaces to store its lines.
 TAKEOVER_WAIT_SECONDS = 6.0
 # A fresh session is primed with at most this much of the transcript (the latest lines).
@@ -105,6 +108,13 @@ class BrowserLink:
             async with self._lock:
                 await self.websocket.send_text(text)
         except Exception as exc:  # disconnects surface as several exception types
+            raise BrowserGone from exc
+
+    async def send_bytes(self, data: bytes) -> None:
+        try:
+            async with self._lock:
+                await self.websocket.send_bytes(data)
+        except Exception as exc:
             raise BrowserGone from exc
 
     async def send_audio(self, data_base64: str, mime_type: str) -> None:
@@ -157,6 +167,7 @@ class LiveRelay:
         *,
         consultation_id: uuid.UUID,
         recheck: Callable[[], object],
+        audio: str = "pcm",
     ) -> None:
         """`recheck` is the check the socket was opened with (blocking: database and Redis),
         raising Refused when the doctor may no longer use the assistant."""
@@ -173,6 +184,11 @@ class LiveRelay:
         self.handle: str | None = None
         self.reconnects = 0
         self.consultation_id = consultation_id
+        # Opus both ways (binary frames), negotiated in the first frame; else base64 PCM in JSON.
+        self.audio = audio
+        self._decoder = opus.OpusDecoder() if audio == "opus" else None
+        self._encoder = opus.OpusEncoder() if audio == "opus" else None
+        self._mic_pcm = bytearray()  # decoded microphone audio not yet sent upstream
         self.socket_id = uuid.uuid4().hex  # this socket's claim on the consultation (rejoin.hold)
         self._restored = False  # lines were stored before this socket: a fresh session is primed
         self._last_pong: float | None = None  # monotonic time of the browser's latest pong
@@ -293,11 +309,9 @@ class LiveRelay:
         """The browser answers pings but has not for a while: replies would only pile up."""
         return self._last_pong is not None and time.monotonic() - self._last_pong > m.STALE_AFTER_SECONDS
 
-    def _save_wake(self) -> None:
-        with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().run_in_executor(
-                None, lambda: rejoin.save(self.consultation_id, awake=self.wake.awake)
-            )
+    async def _save_wake(self) -> None:
+        # Awaited, so two changes in quick succession are saved in their order.
+        await asyncio.to_thread(rejoin.save, self.consultation_id, awake=self.wake.awake)
 
     # ------------------------------------------------------------ access
 
@@ -362,6 +376,7 @@ class LiveRelay:
                             wakePhraseRequired=self.profile.wake_phrase_required,
                             resumed=handle is not None,
                             rejoin=True,
+                            audio=self.audio,
                             lines=len(self.lines.lines),
                             demo=self.settings.cara_demo_ai,
                         )
@@ -472,15 +487,20 @@ class LiveRelay:
                 if isinstance(mime, str) and mime.startswith("audio/") and isinstance(data, str) and data:
                     if stale:
                         continue
-                    await self.browser.send_audio(data, mime)
+                    await self._audio_down(data, mime)
             said = _object(content.get("outputTranscription")).get("text")
             if isinstance(said, str) and said:
                 await self._fragment("assistant", said)
         if content.get("interrupted"):
+            if self._encoder is not None:
+                self._encoder.reset()
             self._store(self.lines.close_all())
             await self._send_lines_closed()
             await self.browser.send({"type": "interrupted"})
         if content.get("turnComplete"):
+            if self._encoder is not None and not self._link_stale():
+                for packet in self._encoder.flush():
+                    await self.browser.send_bytes(packet)
             self._store(self.lines.close_all())
             await self._send_lines_closed()
             self.wake.end_of_turn()
@@ -493,7 +513,7 @@ class LiveRelay:
             await self._on_wake_event(event)
 
     async def _on_wake_event(self, event: WakeEvent) -> None:
-        self._save_wake()
+        await self._save_wake()
         if event is WakeEvent.SLEPT:
             # Go silent at once: stop what is playing and drop the rest of the reply.
             self._store(self.lines.close("assistant"))
@@ -546,9 +566,31 @@ class LiveRelay:
 
     # ------------------------------------------------------------ browser
 
+    async def _audio_down(self, data_base64: str, mime: str) -> None:
+        if self._encoder is None or not mime.startswith("audio/pcm"):
+            await self.browser.send_audio(data_base64, mime)
+            return
+        for packet in self._encoder.encode(base64.b64decode(data_base64)):
+            await self.browser.send_bytes(packet)
+
+    async def _opus_up(self, packet: bytes) -> None:
+        """A microphone packet: decoded, and sent upstream in chunks of about 100 ms."""
+        assert self._decoder is not None
+        try:
+            self._mic_pcm += self._decoder.decode(packet)
+        except ValueError as exc:
+            await self.browser.send(m.error(str(exc).capitalize() + "."))
+            return
+        if len(self._mic_pcm) >= MIC_CHUNK_BYTES:
+            pcm, self._mic_pcm = bytes(self._mic_pcm), bytearray()
+            await self._audio_up(base64.b64encode(pcm).decode())
+
     async def _browser_loop(self) -> None:
         while True:
             raw = await self.browser.receive()
+            if isinstance(raw, bytes) and self._decoder is not None:
+                await self._opus_up(raw)
+                continue
             try:
                 message = m.parse(raw)
             except m.BadFrame as exc:

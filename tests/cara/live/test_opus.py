@@ -4,19 +4,17 @@ the provider's 16 kHz PCM, at a fraction of the PCM's size."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import struct
-from collections.abc import Iterator
+import time
+from typing import Any
 
 import pytest
 
 from cara.live.opus import FRAME_SAMPLES, REPLY_RATE, OpusDecoder, OpusEncoder
-
-
-@pytest.fixture(autouse=True)
-def clean_state() -> Iterator[None]:
-    """Pure computation: no database or Redis."""
-    yield
+from cara_doubles.gemini import GeminiDouble
+from tests.cara.live.conftest import Browser, doctor_token, start_consultation
 
 
 def tone(seconds: float, rate: int, frequency: float = 440.0) -> bytes:
@@ -65,3 +63,46 @@ def test_reset_drops_an_interrupted_reply_and_a_bad_packet_is_refused() -> None:
     assert encoder.flush() == []
     with pytest.raises(ValueError):
         OpusDecoder().decode(b"\xff")
+
+
+# ------------------------------------------------------------------ through the relay
+
+
+def test_opus_both_ways_through_the_relay(
+    client: Any, gemini: GeminiDouble, live_server: str, browsers: list[Browser]
+) -> None:
+    token = doctor_token(client, "Nurse")
+    url = f"{live_server}?specialty=generic"  # always awake: replies are played
+    consultation = start_consultation(url, token)
+    browser = Browser(url)
+    browsers.append(browser)
+    browser.send({"type": "auth", "token": token, "consultationId": consultation, "audio": "opus"})
+    assert browser.status("connected")["audio"] == "opus"
+    session = gemini.session(0)
+
+    # Up: one second of microphone as 20 ms Opus packets in binary frames (as WebCodecs makes them).
+    microphone = OpusEncoder()
+    packets = microphone.encode(tone(1.0, REPLY_RATE)) + microphone.flush()
+    for packet in packets:
+        browser.send_raw(packet)
+    heard = session.wait_for_audio(int(0.8 * 16_000 * 2))
+    assert abs(dominant_frequency(heard[3_200:], 16_000) - 440) < 30, "the provider hears 16 kHz PCM"
+    assert session.wait_for(lambda msg: "realtimeInput" in msg)["realtimeInput"]["audio"]["mimeType"] == (
+        "audio/pcm;rate=16000"
+    )
+
+    # Down: the provider's 24 kHz PCM arrives as Opus packets, a tenth of the size.
+    reply = tone(0.5, REPLY_RATE)
+    session.send_audio(reply)
+    session.send_turn_complete()
+    got: list[bytes] = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        frame = browser.ws.recv(timeout=5)
+        if isinstance(frame, bytes):
+            got.append(frame)
+        elif json.loads(frame).get("type") == "turnComplete":
+            break
+    assert len(got) >= 24 and sum(map(len, got)) < len(reply) / 8
+    decoded = b"".join(OpusDecoder().decode(p) for p in got)
+    assert abs(dominant_frequency(decoded[1_600:], 16_000) - 440) < 30
