@@ -121,24 +121,33 @@ describe('the consultation record', () => {
         await statusIs(page, 'Click to connect to Cara');
     });
 
-    it('lists the consultation: newest first, filters, accessible', async () => {
+    it('lists the consultations: newest first, a page at a time, filters, accessible', async () => {
+        // Twenty newer consultations (consented, never connected): the first page is full.
+        for (let i = 0; i < 20; i += 1) {
+            const { status, body } = await apiPost('/api/consultations', { console: 'cardiologist', consent: true }, doctorToken);
+            assert.equal(status, 201, JSON.stringify(body));
+        }
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Consultations' }).click();
         await waitForPath(page, '/consultations');
         await page.getByRole('heading', { level: 1, name: 'Consultations' }).waitFor();
-        const row = page.getByTestId('consultation-row').first();
-        await row.waitFor();
-        assert.match(await row.textContent(), /Radiology/);
-        await waitFor(async () => /Lines\s*[1-9]/.test(await row.textContent()), 'the stored lines are counted');
+        const rows = page.getByTestId('consultation-row');
+        await waitFor(async () => (await rows.count()) === 20, 'a first page of 20');
+        assert.match(await rows.first().textContent(), /Cardiology/, 'newest first');
         await assertAccessible(page, 'consultations list');
         await screenshot(page, 'consultations-list');
+        await page.getByTestId('consultations-more').click();
+        await waitFor(async () => (await rows.count()) === 21, 'the next page appended');
+        assert.match(await rows.last().textContent(), /Radiology/, 'the oldest last');
+        assert.equal(await page.getByTestId('consultations-more').count(), 0, 'no page after the last');
 
         // Search by the patient reference, then a state that has none.
         await page.getByTestId('consultations-search').fill('MRN-0042');
-        await waitFor(async () => (await page.getByTestId('consultation-row').count()) === 1, 'one match');
+        await waitFor(async () => (await rows.count()) === 1, 'one match');
+        await waitFor(async () => /Lines\s*[1-9]/.test(await rows.first().textContent()), 'the stored lines are counted');
         await page.getByTestId('consultations-state').selectOption('signed');
         await page.getByTestId('consultations-empty').filter({ hasText: 'No consultation matches these filters.' }).waitFor();
         await page.getByTestId('consultations-state').selectOption('');
-        await page.getByTestId('consultation-row').first().getByRole('link').click();
+        await rows.first().getByRole('link').click();
         await waitForPath(page, `/consultations/${consultationId}`);
     });
 
