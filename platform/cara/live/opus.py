@@ -47,15 +47,18 @@ class OpusDecoder:
 
 
 class OpusEncoder:
-    def __init__(self, bit_rate: int = REPLY_BIT_RATE) -> None:
+    def __init__(self, bit_rate: int = REPLY_BIT_RATE, rate: int = REPLY_RATE) -> None:
+        """`rate`: of the PCM given (8, 12, 16, 24 or 48 kHz); 20 ms frames at that rate."""
         codec = av.CodecContext.create("libopus", "w")
-        codec.sample_rate = REPLY_RATE
+        codec.sample_rate = rate
         codec.layout = "mono"
         codec.format = "s16"
         codec.bit_rate = bit_rate
-        codec.time_base = Fraction(1, REPLY_RATE)
+        codec.time_base = Fraction(1, rate)
         codec.open()
         self._codec = codec
+        self._rate = rate
+        self._frame = rate // 50
         self._pending = b""
         self._pts = 0
 
@@ -63,7 +66,7 @@ class OpusEncoder:
         """24 kHz PCM16LE mono -> the Opus packets of the whole 20 ms frames it completes."""
         self._pending += pcm
         packets: list[bytes] = []
-        size = FRAME_SAMPLES * 2
+        size = self._frame * 2
         while len(self._pending) >= size:
             chunk, self._pending = self._pending[:size], self._pending[size:]
             packets += self._encode_frame(chunk)
@@ -73,7 +76,7 @@ class OpusEncoder:
         """The tail of a reply, padded to a whole frame (an interruption drops it instead: `reset`)."""
         if not self._pending:
             return []
-        chunk = self._pending + b"\x00" * (FRAME_SAMPLES * 2 - len(self._pending))
+        chunk = self._pending + b"\x00" * (self._frame * 2 - len(self._pending))
         self._pending = b""
         return self._encode_frame(chunk)
 
@@ -82,10 +85,10 @@ class OpusEncoder:
         self._pending = b""
 
     def _encode_frame(self, chunk: bytes) -> list[bytes]:
-        frame = av.AudioFrame(format="s16", layout="mono", samples=FRAME_SAMPLES)
+        frame = av.AudioFrame(format="s16", layout="mono", samples=self._frame)
         frame.planes[0].update(chunk)
-        frame.sample_rate = REPLY_RATE
-        frame.time_base = Fraction(1, REPLY_RATE)
+        frame.sample_rate = self._rate
+        frame.time_base = Fraction(1, self._rate)
         frame.pts = self._pts
-        self._pts += FRAME_SAMPLES
+        self._pts += self._frame
         return [bytes(packet) for packet in self._codec.encode(frame)]
