@@ -114,6 +114,50 @@ def heartbeat(seconds: float) -> tuple[int, int]:
     return int(seconds) * ws_bytes(pong, masked=True), int(seconds) * ws_bytes(ping, masked=False)
 
 
+def transcoding_cost(doctor: bytes, cara: bytes) -> None:
+    """CPU of the relay's transcoding per consultation (one process, one core): every microphone
+    packet decoded and every 20 ms of Cara's speech encoded, timed one by one."""
+    import time
+
+    from cara.live.opus import OpusDecoder
+
+    mic = OpusEncoder(rate=MIC_RATE)
+    packets = mic.encode(doctor) + mic.flush()
+    decoder = OpusDecoder()
+    encoder = OpusEncoder()
+    step = CARA_RATE // 50 * 2
+    chunks = [cara[i : i + step] for i in range(0, len(cara), step)]
+    decode_times: list[float] = []
+    encode_times: list[float] = []
+    cpu = time.process_time()
+    for packet in packets:
+        start = time.perf_counter()
+        decoder.decode(packet)
+        decode_times.append(time.perf_counter() - start)
+    for chunk in chunks:
+        start = time.perf_counter()
+        encoder.encode(chunk)
+        encode_times.append(time.perf_counter() - start)
+    cpu = time.process_time() - cpu
+    audio_seconds = len(packets) * 0.02 + len(chunks) * 0.02
+
+    def p99(values: list[float]) -> float:
+        return sorted(values)[int(len(values) * 0.99)] * 1000
+
+    def p50(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2] * 1000
+
+    # While one side speaks, the relay handles 50 packets a second for that consultation.
+    per_session = cpu / audio_seconds
+    print()
+    print("Transcoding on the relay (one consultation, 50 packets/s while someone speaks):")
+    print(f"  decode up: p50 {p50(decode_times):.3f} ms, p99 {p99(decode_times):.3f} ms")
+    print(f"  encode down: p50 {p50(encode_times):.3f} ms, p99 {p99(encode_times):.3f} ms")
+    print(f"  CPU: {per_session * 100:.2f}% of a core per speaking consultation")
+    for sessions in (100, 200):
+        print(f"  {sessions} consultations all speaking: {per_session * sessions:.2f} cores")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=1.0)
@@ -163,6 +207,7 @@ def main() -> None:
     down_opus = modes["Opus (binary frames)"][1] + ping_down
     verdict = "met" if kbps(up_opus) <= 32 and kbps(down_opus) <= 48 else "MISSED"
     print(f"Targets for audio (<= 32 kb/s up, <= 48 kb/s down) with Opus: {verdict}")
+    transcoding_cost(doctor, cara)
 
 
 if __name__ == "__main__":
