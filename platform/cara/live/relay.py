@@ -44,6 +44,7 @@ from typing import Any
 
 from google.genai import errors as genai_errors
 from google.genai import types
+from opentelemetry import trace
 from starlette.websockets import WebSocket
 
 from cara.clinical import tool as dose_tool
@@ -51,7 +52,7 @@ from cara.config import Settings
 from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
-from cara.live import opus, rejoin
+from cara.live import opus, rejoin, usage
 from cara.live.assistant_profiles import AssistantProfile, live_config
 from cara.live.repository import TenantScope, end_consultation, rejoin_consultation
 from cara.live.transcript import Line, LineAssembler, TranscriptWriter
@@ -59,6 +60,8 @@ from cara.live.upstream import Upstream, open_upstream
 from cara.live.wake import WakeEvent, WakeState
 
 log = logging.getLogger("cara.live")
+# Spans carry the console, counts and outcomes only: never transcript text nor patient details.
+_tracer = trace.get_tracer("cara.live")
 
 # About ten seconds of microphone audio (8 chunks a second) is kept while reconnecting.
 PENDING_AUDIO_CHUNKS = 80
@@ -189,6 +192,7 @@ class LiveRelay:
         self._decoder = opus.OpusDecoder() if audio == "opus" else None
         self._encoder = opus.OpusEncoder() if audio == "opus" else None
         self._mic_pcm = bytearray()  # decoded microphone audio not yet sent upstream
+        self.tokens = 0  # the provider's usageMetadata, summed (counted per tenant and day at the end)
         self.socket_id = uuid.uuid4().hex  # this socket's claim on the consultation (rejoin.hold)
         self._restored = False  # lines were stored before this socket: a fresh session is primed
         self._last_pong: float | None = None  # monotonic time of the browser's latest pong
@@ -207,10 +211,20 @@ class LiveRelay:
         server drains (an Ending with code 1012: the browser reconnects to another replica)."""
         self.loop = asyncio.get_running_loop()
         _running.add(self)
-        try:
-            return await self._run()
-        finally:
-            _running.discard(self)
+        started = time.monotonic()
+        attributes = {"cara.live.console": self.profile.key, "cara.live.audio": self.audio}
+        with _tracer.start_as_current_span("live consultation", attributes=attributes) as span:
+            try:
+                ending = await self._run()
+                span.set_attribute("cara.live.ending", ending.code if ending else 1000)
+                return ending
+            finally:
+                _running.discard(self)
+                span.set_attribute("cara.live.reconnects", self.reconnects)
+                span.set_attribute("cara.live.tokens", self.tokens)
+                span.set_attribute("cara.live.rejoined", self._restored)
+                seconds = int(time.monotonic() - started)
+                await asyncio.to_thread(usage.add, self.scope.schema, tokens=self.tokens, seconds=seconds)
 
     def restart(self) -> None:
         """End the consultation for a server restart, once its transcript is stored."""
@@ -362,6 +376,9 @@ class LiveRelay:
                 )
                 async with open_upstream(client, self.settings.gemini_live_model, config) as upstream:
                     opened = True
+                    trace.get_current_span().add_event(
+                        "live connect", {"cara.live.resumed": handle is not None, "cara.live.primed": prime}
+                    )
                     if prime:
                         await self._prime(upstream)
                     self.upstream = upstream
@@ -467,6 +484,9 @@ class LiveRelay:
         if update.get("resumable") and isinstance(update.get("newHandle"), str) and update["newHandle"]:
             self.handle = update["newHandle"]
             await asyncio.to_thread(rejoin.save, self.consultation_id, handle=self.handle)
+        metadata = _object(message.get("usageMetadata"))
+        if metadata:
+            self.tokens += usage.tokens_of(metadata)
         if "goAway" in message:
             return True
         if "toolCall" in message:
@@ -530,7 +550,8 @@ class LiveRelay:
             name = str(function_call.get("name") or "")
             if name == dose_tool.FUNCTION_NAME and self.profile.dose_constraint_tool:
                 args = function_call.get("args")
-                outcome = dose_tool.run(args if isinstance(args, dict) else None)
+                with _tracer.start_as_current_span("live tool_call", attributes={"cara.live.tool": name}):
+                    outcome = dose_tool.run(args if isinstance(args, dict) else None)
                 self._store(self.lines.whole("tool", outcome.transcript))
                 await self._send_lines_closed()
                 await self.browser.send({"type": "toolResult", "name": name, "result": outcome.response})
