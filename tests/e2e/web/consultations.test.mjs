@@ -265,4 +265,30 @@ describe('the consultation record', () => {
         });
         assert.ok([403, 404].includes(response.status), `hospital read its doctor's consultation: ${response.status}`);
     });
+
+    it("starts without the consent click where the hospital made consent not mandatory", async () => {
+        const login = await apiPost('/api/auth/login', { email: hospital.email, password: hospital.password, role: 'hospital' });
+        const setMandatory = async value => {
+            const response = await fetch(url('/api/consultations/settings'), {
+                method: 'PUT',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${login.body.token}` },
+                body: JSON.stringify({ consentMandatory: value }),
+            });
+            assert.equal(response.status, 200, await response.text());
+        };
+        await setMandatory(false);
+        try {
+            await control('/reset', {});
+            await signInAs(page, doctor, 'doctor', '/radiologist');
+            await page.getByRole('heading', { level: 1, name: 'Radiology Assistant' }).waitFor();
+            await page.waitForLoadState('networkidle');
+            await button(page, 'Connect to Cara').click();
+            await statusIs(page, 'Connected to Cara. You can now give voice commands.');
+            assert.equal(await page.getByRole('dialog', { name: 'Patient consent' }).count(), 0);
+            await button(page, 'Disconnect from Cara').click();
+            await statusIs(page, 'Click to connect to Cara');
+        } finally {
+            await setMandatory(true);
+        }
+    });
 });

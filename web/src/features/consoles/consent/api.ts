@@ -13,17 +13,32 @@ export type OpenedConsultation = components['schemas']['ConsultationOut'];
 export const CONSENT_FAILED = 'The consultation could not be started. Please try again.';
 export const CONSENT_NETWORK = 'Network error. Please check connection and try again.';
 
+/**
+ * `consent`: the doctor confirmed it in the dialog; false only where the tenant made consent not
+ * mandatory (the server then records the tenant's policy as the basis).
+ */
 export const openConsultation = async (
     console: string,
     patientReference: PatientReference | null,
+    consent = true,
 ): Promise<Result<OpenedConsultation>> => {
     try {
         const { data, error, response } = await api.POST('/api/consultations', {
-            body: { console, consent: true, patientReference },
+            body: { console, consent, patientReference },
         });
         if (response.ok && data) return { ok: true, data };
         return failure(errorMessage(error, CONSENT_FAILED), response.status);
     } catch {
         return failure(CONSENT_NETWORK);
+    }
+};
+
+/** Whether this doctor's consultations need the consent click (true unless the tenant said otherwise). */
+export const consentMandatory = async (): Promise<boolean> => {
+    try {
+        const { data } = await api.GET('/api/consultations/settings');
+        return data?.consentMandatory !== false;
+    } catch {
+        return true;
     }
 };
