@@ -99,9 +99,16 @@ def _state_condition(state: str) -> ColumnElement[bool]:
     return Consultation.state == state
 
 
-def tsquery(words: Sequence[str]) -> ColumnElement[Any]:
-    """All words, each as a prefix: `ama & kb:*`. Words are letters and digits only (the service)."""
-    return func.to_tsquery(text("'simple'::regconfig"), " & ".join(f"{w}:*" for w in words))
+def doctor_token(doctor_id: uuid.UUID) -> str:
+    """The word every search document of a doctor carries, so the index alone finds theirs."""
+    return f"zd{doctor_id.hex}"
+
+
+def tsquery(words: Sequence[str], doctor_id: uuid.UUID) -> ColumnElement[Any]:
+    """All words, each as a prefix, and the doctor's token: `ama:* & kb:* & zd<hex>`. Words are
+    letters and digits only (the service)."""
+    query = " & ".join([*(f"{w}:*" for w in words), doctor_token(doctor_id)])
+    return func.to_tsquery(text("'simple'::regconfig"), query)
 
 
 def list_page(
@@ -110,7 +117,17 @@ def list_page(
     """Newest first, keyset-paged on (started_at, id): a deep page costs what the first does."""
     query = select(Consultation, _line_count()).where(Consultation.doctor_account_id == where.doctor_id)
     if where.words:
-        query = query.where(Consultation.search.op("@@")(tsquery(where.words)))
+        # The matches come from the GIN index alone, the doctor's own token narrowing them there:
+        # a document is large (read from TOAST), and the planner, which does not count that,
+        # would otherwise test every document of the doctor in turn.
+        hits = (
+            select(Consultation.id)
+            .where(Consultation.search.op("@@")(tsquery(where.words, where.doctor_id)))
+            .cte("hits")
+            .prefix_with("MATERIALIZED")
+        )
+        query = query.where(Consultation.id.in_(select(hits.c.id)))
+        session.execute(text("SELECT set_config('enable_seqscan', 'off', true)"))
     if where.started_from is not None:
         query = query.where(Consultation.started_at >= where.started_from)
     if where.started_before is not None:
@@ -123,7 +140,10 @@ def list_page(
             < tuple_(literal(after[0], Consultation.started_at.type), literal(after[1], Consultation.id.type))
         )
     query = query.order_by(Consultation.started_at.desc(), Consultation.id.desc()).limit(limit)
-    return [(row[0], int(row[1])) for row in session.execute(query).all()]
+    rows = [(row[0], int(row[1])) for row in session.execute(query).all()]
+    if where.words:
+        session.execute(text("SELECT set_config('enable_seqscan', 'on', true)"))
+    return rows
 
 
 def hospital_signed_page(
@@ -174,15 +194,14 @@ STALE_SEARCH = or_(
 )
 
 
-def refresh_search(session: Session, doctor_id: uuid.UUID) -> int:
-    """Gather the search words of this doctor's consultations whose document is behind (new,
-    changed, still running or ended since). Rows another request is refreshing are skipped."""
-    stale = (
-        select(Consultation.id)
-        .where(Consultation.doctor_account_id == doctor_id, STALE_SEARCH)
-        .with_for_update(skip_locked=True)
-        .scalar_subquery()
-    )
+def refresh_search(session: Session, doctor_id: uuid.UUID | None) -> int:
+    """Gather the search words of this doctor's (or, with None, every) consultation whose
+    document is behind (new, changed, still running or ended since). Rows another transaction is
+    refreshing are skipped."""
+    stale_query = select(Consultation.id).where(STALE_SEARCH)
+    if doctor_id is not None:
+        stale_query = stale_query.where(Consultation.doctor_account_id == doctor_id)
+    stale = stale_query.with_for_update(skip_locked=True).scalar_subquery()
     transcript = (
         select(func.left(func.string_agg(TranscriptLine.text, text("' ' ORDER BY seq")), SEARCH_TEXT_LIMIT))
         .where(TranscriptLine.consultation_id == Consultation.id)
@@ -190,6 +209,7 @@ def refresh_search(session: Session, doctor_id: uuid.UUID) -> int:
     )
     words = func.concat_ws(
         " ",
+        literal("zd") + func.replace(func.cast(Consultation.doctor_account_id, String), "-", ""),
         Consultation.title,
         Consultation.patient_reference["recordNumber"].astext,
         Consultation.patient_reference["name"].astext,

@@ -905,12 +905,16 @@ RETENTION_ACTOR = "consultations.apply_retention"
 def apply_retention(schema: str, now: datetime | None = None) -> int:
     """In one tenant schema: delete the transcripts and drafts of consultations that were never
     signed, once the retention period has passed (the hospital's, or each independent doctor's,
-    30 days by default). Signed notes stay. Returns how many consultations were purged."""
+    30 days by default). Signed notes stay. Returns how many consultations were purged.
+    Also gathers the search documents that are behind."""
     at = now or utcnow()
     with _worker_session(schema) as session:
         expired = repository.expired_unsigned(
             session, at, hospital=schema != INDEPENDENT_SCHEMA, default_days=DEFAULT_RETENTION_DAYS
         )
+        # Search documents still behind (consultations from before the record, or never searched)
+        # are gathered here, so that a doctor's first search does not gather them all.
+        repository.refresh_search(session, None)
         if expired:
             repository.purge(session, expired)
             record_tenant(

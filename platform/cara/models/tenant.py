@@ -163,7 +163,8 @@ class Consultation(TenantBase):
     state: Mapped[str] = mapped_column(String(16), nullable=False, default="in_progress")
     signed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # The words of title, patient reference and transcript, and when they were last gathered.
-    search: Mapped[str | None] = mapped_column(TSVECTOR)
+    # Deferred: a consultation's document can be large, and only the search's WHERE reads it.
+    search: Mapped[str | None] = mapped_column(TSVECTOR, deferred=True)
     search_indexed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 

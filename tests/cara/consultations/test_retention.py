@@ -126,3 +126,17 @@ def test_hospital_period(client: Any) -> None:
     assert service.apply_retention(schema) == 1
     assert held(staff, cid) == (0, 0, 0)
     assert service.apply_retention(schema) == 0  # nothing left to purge
+
+
+def test_the_hourly_job_gathers_search_documents(client: Any, doctor: dict[str, str]) -> None:
+    cid = start(client, doctor).json()["id"]
+    add_lines(doctor, cid, [("user", "Gathered by the hourly job")])
+    schema, _ = schema_and_account(doctor)
+    service.apply_retention(schema)
+    with tenant_session(schema) as s:
+        c = s.get(Consultation, uuid.UUID(cid))
+        assert c is not None and c.search_indexed_at is not None
+    assert [
+        i["id"]
+        for i in client.get("/api/consultations", params={"q": "hourly"}, headers=doctor).json()["items"]
+    ] == [cid]
