@@ -70,6 +70,12 @@ const ConsultationPage = () => {
         });
     }, [fetchOne]);
 
+    // Signing closes the chapter: a notice about the drafts no longer applies.
+    const isSigned = consultation?.state === 'signed' || Boolean(consultation?.note?.signed);
+    useEffect(() => {
+        if (isSigned) setNotice(null);
+    }, [isSigned]);
+
     const showEvidence = (key: string | null, lines: readonly number[]) => {
         setEvidence({ key, lines: new Set(lines) });
         if (lines.length) document.getElementById(`line-${lines[0]}`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
@@ -121,7 +127,7 @@ const ConsultationPage = () => {
         );
     if (!consultation) return null;
 
-    const signed = consultation.state === 'signed' || Boolean(consultation.note?.signed);
+    const signed = isSigned;
     const entries = consultation.note?.entries ?? [];
     const busy = generating !== null;
 
