@@ -131,6 +131,8 @@ describe('live assistant consoles', () => {
         const [session] = await waitFor(async () => (await sessions()).length && sessions(), 'a Live session opened');
         assert.equal(session.voice, 'Zephyr', 'the radiology voice');
 
+        // Chromium has WebCodecs: the socket carries Opus both ways in binary frames.
+        assert.equal(await consoleData(page, 'audio'), 'opus');
         // The fake microphone, captured by the AudioWorklet, arrives upstream (about 8 chunks a second).
         await waitForData(page, 'audioChunks', v => Number(v) >= 8, 'the page sent 8 audio chunks');
         await waitFor(async () => (await sessions())[0].audioChunks >= 8, 'the double received 8 audio chunks');

@@ -24,6 +24,7 @@ import { sessionStore } from '@/lib/session/storage';
 import { useLiveStatus, type SummaryLine } from './api';
 import { createLevel } from './audio/level';
 import { CaptureError, startMicrophone, CAPTURE_RATE, MIC_FAILED } from './audio/microphone';
+import { OpusDecoderStream, OpusEncoderStream, opusSupported } from './audio/opus';
 import { bytesToBase64, int16ToBytes } from './audio/pcm';
 import { PcmPlayer } from './audio/playback';
 import { playSound } from './audio/sounds';
@@ -93,6 +94,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 stats => {
                     mark('playbackBuffers', stats.scheduled);
                     mark('playbackMaxGap', stats.maxGapMs);
+                    mark('playbackMs', stats.scheduledMs);
                     mark('playing', stats.playing);
                     setSpeaking(stats.playing);
                 },
@@ -111,9 +113,30 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         return engine.current;
     }, [mark, outputLevel]);
 
+    // Opus both ways where WebCodecs can (a tenth of the bandwidth); base64 PCM in JSON otherwise.
+    const [opus, setOpus] = useState(false);
+    useEffect(() => {
+        let current = true;
+        void opusSupported().then(ok => current && setOpus(ok));
+        return () => {
+            current = false;
+        };
+    }, []);
+    const decoder = useRef<OpusDecoderStream | null>(null);
+    const stopPlayback = () => {
+        engine.current?.player.stop();
+        decoder.current?.reset();
+    };
     const session = useLiveSession(profile.key, {
         onAudio: (data, mimeType) => audio().player.enqueue(data, mimeType),
-        onInterrupted: () => engine.current?.player.stop(),
+        onAudioPacket: packet => {
+            decoder.current ??= new OpusDecoderStream(
+                (samples, rate) => audio().player.enqueueSamples(samples, rate),
+                error => console.warn('opus decoder:', error),
+            );
+            decoder.current.decode(packet);
+        },
+        onInterrupted: stopPlayback,
         onTurnComplete: () => engine.current?.player.endReply(),
         onConnected: () => playSound('connect'),
         onDisconnected: () => {
@@ -122,13 +145,14 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         },
         onFailed: () => playSound('error'),
         // The reply in progress when the link dropped is stale by the time it is back.
-        onDropped: () => engine.current?.player.stop(),
+        onDropped: stopPlayback,
         onUnauthorized: () => {
             // Like a 401 from the HTTP client: the session is over.
             sessionStore.clear();
             window.location.assign(paths.login);
         },
-    });
+    }, { opus });
+    const audioMode = session.audioMode;
     const { state } = session;
     const connected = state === 'connected';
     const live = connected || state === 'reconnecting';
@@ -137,6 +161,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         () => () => {
             engine.current?.player.close();
             void engine.current?.context.close();
+            decoder.current?.close();
             engine.current = null;
         },
         [],
@@ -157,15 +182,26 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         let cancelled = false;
         // Silence is not sent: only speech, its hangover, and the chunk just before it.
         const gate = new SilenceGate<Int16Array>();
+        const sent = (ok: boolean) => {
+            if (!ok) return;
+            counters.current.audioChunks += 1;
+            mark('audioChunks', counters.current.audioChunks);
+        };
+        const encoder =
+            audioMode === 'opus'
+                ? new OpusEncoderStream(
+                      (packet, ms) => sent(sendAudio(packet, ms)),
+                      error => console.warn('opus encoder:', error),
+                  )
+                : null;
         startMicrophone(audio().context, {
             onChunk: pcm => {
                 const { send, paused } = gate.push(pcm, rms(pcm));
                 for (const chunk of send) {
-                    if (sendAudio(bytesToBase64(int16ToBytes(chunk)), (chunk.length * 1000) / CAPTURE_RATE)) {
-                        counters.current.audioChunks += 1;
-                        mark('audioChunks', counters.current.audioChunks);
-                    }
+                    if (encoder) encoder.encode(chunk);
+                    else sent(sendAudio(bytesToBase64(int16ToBytes(chunk)), (chunk.length * 1000) / CAPTURE_RATE));
                 }
+                if (paused) encoder?.flush();
                 if (!send.length) {
                     counters.current.silentChunks += 1;
                     mark('silentChunks', counters.current.silentChunks);
@@ -194,9 +230,10 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         return () => {
             cancelled = true;
             stop?.();
+            encoder?.close();
             sendAudioEnd(); // the assistant should not wait for more speech
         };
-    }, [live, muted, textOnly, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
+    }, [live, muted, textOnly, audioMode, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
 
     // Camera or screen: preview always, one JPEG frame every 2 s while connected.
     const video = useVideoSource(onMediaError);
@@ -281,6 +318,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             data-console={profile.key}
             data-state={state}
             data-consultation={session.consultationId ?? ''}
+            data-audio={session.audioMode}
             data-low-bandwidth={bandwidth.low}
         >
             <header className="console-header">

@@ -13,6 +13,7 @@ import { base64ToBytes, pcm16ToFloat32, rateOf } from './pcm';
 
 export const INITIAL_BUFFER_SECONDS = 0.1;
 export const FADE_OUT_SECONDS = 0.1;
+const REPLY_TAIL_SECONDS = 0.5;
 const METER_INTERVAL_MS = 25;
 const METER_DECAY = 0.7;
 
@@ -22,6 +23,8 @@ export interface PlaybackStats {
     playing: boolean;
     /** The longest silence inside one reply (ms): a chunk that arrived after the previous one ended. */
     maxGapMs: number;
+    /** Milliseconds of audio scheduled since the player was made. */
+    scheduledMs: number;
 }
 
 export class PcmPlayer {
@@ -35,7 +38,9 @@ export class PcmPlayer {
     private volume = 0;
     // A reply is being played (chunks since the last turn end or stop): a late chunk is a gap in it.
     private inReply = false;
+    private endedAt = -Infinity; // context time of the last turn end
     private maxGapMs = 0;
+    private scheduledMs = 0;
 
     constructor(
         private readonly context: AudioContext,
@@ -61,9 +66,13 @@ export class PcmPlayer {
 
     /** Queue one chunk of base64 PCM16LE (mime type like 'audio/pcm;rate=24000'). */
     enqueue(data: string, mimeType?: string): void {
-        const samples = pcm16ToFloat32(base64ToBytes(data));
+        this.enqueueSamples(pcm16ToFloat32(base64ToBytes(data)), rateOf(mimeType));
+    }
+
+    /** Queue decoded samples (-1..1) at `rate` (Opus replies). */
+    enqueueSamples(samples: Float32Array<ArrayBuffer>, rate: number): void {
         if (!samples.length) return;
-        const buffer = this.context.createBuffer(1, samples.length, rateOf(mimeType));
+        const buffer = this.context.createBuffer(1, samples.length, rate);
         buffer.copyToChannel(samples, 0);
         const source = this.context.createBufferSource();
         source.buffer = buffer;
@@ -75,7 +84,10 @@ export class PcmPlayer {
             if (this.inReply) this.maxGapMs = Math.max(this.maxGapMs, Math.round((start - this.nextStart) * 1000));
             this.nextStart = start;
         }
-        this.inReply = true;
+        // The tail of a reply can come just after its turn end (an encoder's last packet): it does not
+        // open a new reply, so the silence before the next one is not counted as a gap.
+        if (now - this.endedAt > REPLY_TAIL_SECONDS) this.inReply = true;
+        this.scheduledMs += buffer.duration * 1000;
         source.start(this.nextStart);
         this.nextStart += buffer.duration;
         this.sources.add(source);
@@ -91,6 +103,7 @@ export class PcmPlayer {
     /** The reply is complete: silence until the next chunk is not a gap. */
     endReply(): void {
         this.inReply = false;
+        this.endedAt = this.context.currentTime;
     }
 
     /** Barge-in: fade out over 0.1 s and drop every scheduled chunk. */
@@ -130,7 +143,12 @@ export class PcmPlayer {
     }
 
     private changed(): void {
-        this.onChange({ scheduled: this.scheduled, playing: this.playing, maxGapMs: this.maxGapMs });
+        this.onChange({
+            scheduled: this.scheduled,
+            playing: this.playing,
+            maxGapMs: this.maxGapMs,
+            scheduledMs: Math.round(this.scheduledMs),
+        });
     }
 
     // Output level for the volume pulse: RMS every 25 ms, falling back by a factor 0.7 (spec §9).

@@ -6,7 +6,8 @@ export type Speaker = 'user' | 'assistant' | 'tool';
 
 export type ClientMessage =
     // consultationId: the consultation to join or rejoin (kept by the browser across drops and reloads)
-    | { type: 'auth'; token: string; consultationId?: string }
+    // audio: 'opus' asks for Opus in binary frames both ways (WebCodecs); 'pcm' (default) base64 PCM in JSON
+    | { type: 'auth'; token: string; consultationId?: string; audio?: 'opus' | 'pcm' }
     | { type: 'audio'; data: string } // base64 PCM16LE, 16 kHz, mono
     | { type: 'audioStreamEnd' }
     | { type: 'pong'; at?: number } // answer to each ping
@@ -24,6 +25,8 @@ export interface StatusMessage {
     awake?: boolean;
     wakePhraseRequired?: boolean;
     resumed?: boolean;
+    /** How audio travels on this socket: Opus in binary frames, or base64 PCM in JSON. */
+    audio?: 'opus' | 'pcm';
     /** The server takes `consultationId` in the first frame: a dropped socket rejoins this consultation. */
     rejoin?: boolean;
     demo?: boolean;

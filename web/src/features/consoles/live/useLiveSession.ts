@@ -55,6 +55,8 @@ export interface InterimLine {
 
 export interface LiveSessionEvents {
     onAudio?: (data: string, mimeType?: string) => void;
+    /** One Opus packet of Cara's speech (a binary frame, when the socket carries Opus). */
+    onAudioPacket?: (packet: ArrayBuffer) => void;
     onInterrupted?: () => void;
     /** The assistant finished its turn. */
     onTurnComplete?: () => void;
@@ -82,11 +84,23 @@ export const WEAK_AFTER_MS = 3000;
 export const DEAD_AFTER_MS = 10_000;
 const WATCH_INTERVAL_MS = 500;
 
-type AudioFrame = string;
+/** A microphone frame: base64 PCM (JSON) or an Opus packet (binary). */
+type AudioFrame = string | Uint8Array;
+
+const sendFrame = (ws: WebSocket, frame: AudioFrame) => {
+    if (typeof frame === 'string') ws.send(JSON.stringify({ type: 'audio', data: frame } satisfies ClientMessage));
+    else ws.send(frame);
+};
 
 const toEntry = (line: StoredLine, id: number): TranscriptEntry => ({ id, ...line });
 
-export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) => {
+/** `opus`: this browser encodes and decodes Opus (WebCodecs); asked for in the first frame. */
+export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, options: { opus?: boolean } = {}) => {
+    const wantOpus = useRef(Boolean(options.opus));
+    wantOpus.current = Boolean(options.opus);
+    // What the server agreed to on this socket ('pcm' until it says otherwise).
+    const [audioMode, setAudioMode] = useState<'opus' | 'pcm'>('pcm');
+    const audioModeRef = useRef<'opus' | 'pcm'>('pcm');
     const store = useMemo(() => consultationStore(consoleKey), [consoleKey]);
     // What a reload of this tab left: the consultation to rejoin and its lines.
     const [restored] = useState(() => store.load());
@@ -149,7 +163,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
         const buffer = offline.current;
         if (!buffer.size) return true;
         if (!writable(ws) || ws.bufferedAmount > MAX_BUFFERED_BYTES) return false;
-        for (const frame of buffer.drain()) ws.send(JSON.stringify({ type: 'audio', data: frame } satisfies ClientMessage));
+        for (const frame of buffer.drain()) sendFrame(ws, frame);
         showOffline();
         return true;
     }, [showOffline]);
@@ -166,7 +180,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
         (data: AudioFrame, ms: number): boolean => {
             const ws = socket.current;
             if (flushOffline() && writable(ws) && ws.bufferedAmount <= MAX_BUFFERED_BYTES) {
-                ws.send(JSON.stringify({ type: 'audio', data } satisfies ClientMessage));
+                sendFrame(ws, data);
                 return true;
             }
             if (manual.current || !consultation.current) return false;
@@ -206,6 +220,8 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
                         setAwake(message.awake ?? true);
                         setWakePhraseRequired(Boolean(message.wakePhraseRequired));
                         setDemo(Boolean(message.demo));
+                        audioModeRef.current = message.audio === 'opus' ? 'opus' : 'pcm';
+                        setAudioMode(audioModeRef.current);
                         // The server names the consultation; it is kept for rejoining once the server takes
                         // ids in the first frame (`rejoin` in `connected`).
                         if (message.consultationId && (consultation.current || message.rejoin)) {
@@ -328,6 +344,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
             finish(NETWORK_ERROR);
             return;
         }
+        ws.binaryType = 'arraybuffer';
         socket.current = ws;
         ready.current = false;
         refusal.current = null;
@@ -336,11 +353,16 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
         ws.onopen = () => {
             const auth: ClientMessage = { type: 'auth', token: token ?? '' };
             if (consultation.current) auth.consultationId = consultation.current;
+            if (wantOpus.current) auth.audio = 'opus';
             ws.send(JSON.stringify(auth));
         };
         ws.onmessage = (event: MessageEvent) => {
             if (socket.current !== ws) return;
             lastHeard.current = Date.now();
+            if (event.data instanceof ArrayBuffer) {
+                handlers.current.onAudioPacket?.(event.data);
+                return;
+            }
             const message = parseServerMessage(event.data);
             if (message?.type === 'ping') {
                 heartbeat.current = true;
@@ -512,6 +534,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents) =>
         interim,
         epoch,
         consultationId,
+        audioMode,
         retryAt,
         offlineAudio,
         ...actions,
