@@ -40,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit
 
 from _common import ApiServer, Summary, create_doctors, log, percentile, run_bench
 from live_relay import (
@@ -179,14 +180,37 @@ async def _listen(ws: Any, console: Console) -> None:
     console.close_code = ws.close_code
 
 
+_STARTING: asyncio.Semaphore | None = None
+
+
+async def start_consultation(ws_url: str, token: str) -> str:
+    """POST /api/consultations (the patient's consent) as the console does before it connects."""
+    import httpx
+
+    parts = urlsplit(ws_url)
+    # A few at a time: POST /api/consultations holds two database connections per request, and a
+    # burst of one per session would exhaust the API's pool.
+    global _STARTING
+    _STARTING = _STARTING or asyncio.Semaphore(4)
+    async with _STARTING, httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=60) as http:
+        response = await http.post(
+            "/api/consultations",
+            json={"console": "generic", "consent": True},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    response.raise_for_status()
+    return str(response.json()["id"])
+
+
 async def open_console(url: str, token: str, console: Console, samples: Samples) -> None:
     """Authenticate, stream audio until the server closes the socket, record what was seen."""
     import websockets
     from websockets.exceptions import ConnectionClosed
 
+    consultation = await start_consultation(url, token)
     try:
         async with websockets.connect(url, max_size=None, compression="deflate") as ws:
-            await ws.send(json.dumps({"type": "auth", "token": token}))
+            await ws.send(json.dumps({"type": "auth", "token": token, "consultationId": consultation}))
             listener = asyncio.create_task(_listen(ws, console))
             connected = asyncio.create_task(console.connected.wait())
             await asyncio.wait({listener, connected}, return_when=asyncio.FIRST_COMPLETED)

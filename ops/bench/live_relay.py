@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit
 
 from _common import (
     REPO,
@@ -155,14 +156,37 @@ async def _stream(send: Any, frame: Any, session_id: int, window: Window, sample
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
 
 
+_STARTING: asyncio.Semaphore | None = None
+
+
+async def start_consultation(ws_url: str, token: str) -> str:
+    """POST /api/consultations (the patient's consent) as the console does before it connects."""
+    import httpx
+
+    parts = urlsplit(ws_url)
+    # A few at a time: POST /api/consultations holds two database connections per request, and a
+    # burst of one per session would exhaust the API's pool.
+    global _STARTING
+    _STARTING = _STARTING or asyncio.Semaphore(4)
+    async with _STARTING, httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=60) as http:
+        response = await http.post(
+            "/api/consultations",
+            json={"console": "generic", "consent": True},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    response.raise_for_status()
+    return str(response.json()["id"])
+
+
 async def relay_browser(
     url: str, token: str, session_id: int, window: Window, samples: Samples, *, deflate: bool
 ) -> None:
     import websockets
 
     # Browsers offer permessage-deflate and uvicorn accepts it: the default, as in production.
+    consultation = await start_consultation(url, token)
     async with websockets.connect(url, max_size=None, compression="deflate" if deflate else None) as ws:
-        await ws.send(json.dumps({"type": "auth", "token": token}))
+        await ws.send(json.dumps({"type": "auth", "token": token, "consultationId": consultation}))
         while True:
             message = json.loads(await ws.recv())
             if message.get("type") == "status" and message.get("state") == "connected":
