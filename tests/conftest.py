@@ -79,6 +79,13 @@ def pytest_configure(config: pytest.Config) -> None:
         PUBLIC_BASE_URL="http://testserver",
         LOGIN_MAX_FAILURES="5",
     )
+    # Tests sign up and call the assistant far more often than a person would: the abuse limits
+    # are out of the way unless a test lowers one (tests/cara/auth/test_abuse_limits.py).
+    from cara.config import Settings
+
+    os.environ.update(
+        {name.upper(): "100000 per hour" for name in Settings.model_fields if name.startswith("rate_limit_")}
+    )
     os.environ.pop("SMTP_HOST", None)
 
     from cara.billing import catalog, stripe_api

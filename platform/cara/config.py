@@ -7,10 +7,12 @@ with a guessable JWT key.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, model_validator
+import limits
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_SECRET = "cara-development-secret-change-me-0123456789"  # noqa: S105 - refused outside development
@@ -34,6 +36,26 @@ class Settings(BaseSettings):
     # inside the window before further attempts are refused.
     login_max_failures: int = 5
     login_window_seconds: int = 15 * 60
+
+    # Abuse limits (cara.kit.throttle), in the `limits` library's notation ("10 per hour").
+    # Failed sign-ins of one account from every address, and from one address on every account.
+    rate_limit_login_account: str = "20 per 15 minutes"
+    rate_limit_login_address: str = "20 per 15 minutes"
+    rate_limit_signup_address: str = "10 per hour"
+    # Hospital sign-ups create a schema and a role: per address, and in total on the platform.
+    rate_limit_hospital_signup_address: str = "3 per hour"
+    rate_limit_hospital_signups: str = "100 per hour"
+    rate_limit_forgot_password_address: str = "10 per hour"  # noqa: S105 - a limit, not a secret
+    rate_limit_forgot_password_email: str = "3 per hour"  # noqa: S105
+    rate_limit_reset_password_address: str = "20 per hour"  # noqa: S105
+    rate_limit_certificate_upload: str = "30 per hour"
+    # Per doctor: summaries, radiotherapy chat messages, live consultations opened.
+    rate_limit_summaries: str = "60 per hour"
+    rate_limit_chat: str = "120 per hour"
+    rate_limit_live_connects: str = "30 per hour"
+    # Proxies (addresses or networks, JSON list) whose X-Forwarded-For names the client; empty:
+    # the connection's peer is the client and the header is ignored.
+    trusted_proxies: list[str] = []
 
     max_body_bytes: int = 1_048_576
     # Swagger UI at /api/docs: on by default except in production.
@@ -109,6 +131,32 @@ class Settings(BaseSettings):
     @property
     def api_docs_enabled(self) -> bool:
         return self.api_docs if self.api_docs is not None else self.cara_env != "production"
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for proxy in value:
+            ipaddress.ip_network(proxy.strip(), strict=False)  # ValueError names the bad one
+        return value
+
+    @field_validator(
+        "rate_limit_login_account",
+        "rate_limit_login_address",
+        "rate_limit_signup_address",
+        "rate_limit_hospital_signup_address",
+        "rate_limit_hospital_signups",
+        "rate_limit_forgot_password_address",
+        "rate_limit_forgot_password_email",
+        "rate_limit_reset_password_address",
+        "rate_limit_certificate_upload",
+        "rate_limit_summaries",
+        "rate_limit_chat",
+        "rate_limit_live_connects",
+    )
+    @classmethod
+    def _limit(cls, value: str) -> str:
+        limits.parse(value)  # ValueError on a spec the library cannot read
+        return value
 
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:

@@ -13,7 +13,7 @@ On SIGTERM (a rolling update, a scale-down) the process, in this order:
 Steps 2 and 3 each take at most CARA_DRAIN_SECONDS; the orchestrator's grace
 period must cover both (the Helm chart's does). `--host`/`--port` (or HOST
 and PORT) choose the listening address (default 127.0.0.1:8000);
-FORWARDED_ALLOW_IPS names the proxies whose X-Forwarded-* headers are believed.
+TRUSTED_PROXIES names the proxies whose X-Forwarded-* headers are believed (none by default).
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ def config(app: Any = "cara.main:app", *, host: str | None = None, port: int | N
         app,
         host=host or os.environ.get("HOST", "127.0.0.1"),
         port=port if port is not None else int(os.environ.get("PORT", "8000")),
-        proxy_headers=True,
-        forwarded_allow_ips=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+        # X-Forwarded-* only from the configured proxies (TRUSTED_PROXIES); by default none.
+        proxy_headers=bool(get_settings().trusted_proxies),
+        forwarded_allow_ips=",".join(get_settings().trusted_proxies) or None,
         timeout_graceful_shutdown=int(get_settings().drain_seconds),
         # The app logs JSON lines itself (cara.kit.logging); uvicorn's text handlers would mix in.
         log_config=None,

@@ -39,6 +39,21 @@ def password_reset(reset_id: str, token: str) -> None:
         reset.mailed_at = utcnow()
 
 
+@dramatiq.actor(broker=broker, actor_name="mail.password_reset_no_account", queue_name="mail", max_retries=5)
+def password_reset_no_account(email: str) -> None:
+    """A reset was asked for an address with no (active) account: tell its owner, not the caller."""
+    mailer.send(
+        to=email,
+        subject="Cara password reset",
+        body=(
+            "Someone asked to reset the password of a Cara account with this email address, "
+            "but no active Cara account uses it.\n\n"
+            "If it was you, you may have signed up with another address. "
+            "If it was not you, ignore this email."
+        ),
+    )
+
+
 @dramatiq.actor(broker=broker, actor_name="mail.admin_invitation", queue_name="mail", max_retries=5)
 def admin_invitation(invitation_id: str, token: str) -> None:
     with session_scope() as session:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, status
 
-from cara.auth import service
+from cara.auth import ratelimit, service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
 from cara.auth.schemas import (
@@ -18,13 +18,14 @@ from cara.auth.schemas import (
     ResetPasswordRequest,
     UserOut,
 )
+from cara.kit.client import client_address
 from cara.kit.openapi import error_responses
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
 def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return client_address(request)
 
 
 @router.post(
@@ -62,11 +63,11 @@ def logout(principal: AnyPrincipal) -> MessageResponse:
     operation_id="auth_forgot_password",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=MessageResponse,
-    responses=error_responses(400, 422),
+    responses=error_responses(400, 422, 429),
 )
-def forgot_password(body: ForgotPasswordRequest, session: DbSession) -> MessageResponse:
+def forgot_password(body: ForgotPasswordRequest, request: Request, session: DbSession) -> MessageResponse:
     """Email a single-use reset link. The answer is the same whether or not the email is known."""
-    service.request_password_reset(session, body.email)
+    service.request_password_reset(session, body.email, _client(request))
     session.commit()
     return MessageResponse(
         message="If an account exists for this email, a password reset link has been sent."
@@ -77,10 +78,11 @@ def forgot_password(body: ForgotPasswordRequest, session: DbSession) -> MessageR
     "/reset-password",
     operation_id="auth_reset_password",
     response_model=MessageResponse,
-    responses=error_responses(400, 422),
+    responses=error_responses(400, 422, 429),
 )
-def reset_password(body: ResetPasswordRequest, session: DbSession) -> MessageResponse:
+def reset_password(body: ResetPasswordRequest, request: Request, session: DbSession) -> MessageResponse:
     """Set a new password with a reset token; signs out every existing session."""
+    ratelimit.reset_password(_client(request))
     service.reset_password(session, body.token, body.password)
     session.commit()
     return MessageResponse(message="Your password has been reset. Please log in.")

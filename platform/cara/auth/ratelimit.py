@@ -1,53 +1,61 @@
-"""Login throttling: failed attempts per (email, client address) in a window.
+"""Sign-in and password-reset limits (counted by cara.kit.throttle).
 
-A fixed window in Redis: the first failure starts the window, every failure
-increments it, a success clears it. Past the limit, attempts are refused
-before the password is even checked.
+Failed sign-ins are counted three ways, each in its own moving window:
+
+- per (email, client address): `LOGIN_MAX_FAILURES` in `LOGIN_WINDOW_SECONDS`;
+- per email, from every address (`RATE_LIMIT_LOGIN_ACCOUNT`): guessing one account's
+  password from many addresses;
+- per client address, on every email (`RATE_LIMIT_LOGIN_ADDRESS`): one password tried
+  across many accounts.
+
+Past any of them, attempts are refused before the password is even checked. A success
+clears the (email, address) count only; the others run out with their window.
+The client address is `cara.kit.client.client_address` (X-Forwarded-For only from a
+trusted proxy).
 """
 
 from __future__ import annotations
 
-import hashlib
-
 from cara.config import get_settings
-from cara.kit.errors import TooManyRequests
-from cara.kit.redis import get_redis
+from cara.kit import throttle
 
-_PREFIX = "cara:login-failures:"
+LOGIN_TOO_MANY = "Too many failed login attempts. Please try again in {wait}."
 
 
-def _key(email: str, client: str) -> str:
-    # Hash so raw email addresses are not written into Redis key names.
-    digest = hashlib.sha256(f"{email}|{client}".encode()).hexdigest()[:32]
-    return _PREFIX + digest
+def _pair_limit() -> str:
+    settings = get_settings()
+    return f"{settings.login_max_failures} per {settings.login_window_seconds} seconds"
+
+
+def _limits(email: str, client: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    settings = get_settings()
+    return [
+        ("login-failures", _pair_limit(), (email, client)),
+        ("login-account", settings.rate_limit_login_account, (email,)),
+        ("login-address", settings.rate_limit_login_address, (client,)),
+    ]
 
 
 def check(email: str, client: str) -> None:
-    settings = get_settings()
-    r = get_redis()
-    key = _key(email, client)
-    failures = int(r.get(key) or 0)
-    if failures >= settings.login_max_failures:
-        ttl = int(r.ttl(key))
-        wait = max(ttl, 1)
-        minutes = max(1, (wait + 59) // 60)
-        raise TooManyRequests(
-            f"Too many failed login attempts. Please try again in {minutes} minute"
-            f"{'s' if minutes != 1 else ''}.",
-            retry_after=wait,
-        )
+    for name, spec, ids in _limits(email, client):
+        throttle.check(name, spec, *ids, message=LOGIN_TOO_MANY)
 
 
 def record_failure(email: str, client: str) -> None:
-    r = get_redis()
-    key = _key(email, client)
-    pipe = r.pipeline()
-    # SET NX starts the window at the first failure; INCR keeps its TTL.
-    # (Works on Redis 6.2, which lacks EXPIRE ... NX.)
-    pipe.set(key, 0, ex=get_settings().login_window_seconds, nx=True)
-    pipe.incr(key)
-    pipe.execute()
+    for name, spec, ids in _limits(email, client):
+        throttle.count(name, spec, *ids)
 
 
 def clear(email: str, client: str) -> None:
-    get_redis().delete(_key(email, client))
+    throttle.clear("login-failures", _pair_limit(), email, client)
+
+
+def forgot_password(email: str, client: str) -> None:
+    """Counts a reset request per address and per email (known or not: the same either way)."""
+    settings = get_settings()
+    throttle.hit("forgot-address", settings.rate_limit_forgot_password_address, client)
+    throttle.hit("forgot-email", settings.rate_limit_forgot_password_email, email)
+
+
+def reset_password(client: str) -> None:
+    throttle.hit("reset-address", get_settings().rate_limit_reset_password_address, client)

@@ -136,15 +136,24 @@ def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospi
 # ---------------------------------------------------------------- password reset
 
 
-def request_password_reset(session: Session, email_raw: str | None) -> None:
-    """Create a reset token and mail it. Unknown emails do nothing, visibly the same."""
+def request_password_reset(session: Session, email_raw: str | None, client: str) -> None:
+    """Mail a reset link, or for an unknown address a note that it has no account.
+
+    Both paths do the same work (a lookup, a row in the job outbox, the same commit and send)
+    and answer the same, so neither the answer nor its timing tells whether the address is
+    registered; both are limited per address and per email (`ratelimit.forgot_password`).
+    """
     problem = email_error(email_raw)
     if problem:
         raise ValidationFailed({"email": problem})
-    account = repository.account_by_email(session, normalise_email(email_raw or ""))
-    if account is None or not account.is_active:
-        return
+    email = normalise_email(email_raw or "")
+    ratelimit.forgot_password(email, client)
+    account = repository.account_by_email(session, email)
     token = secrets.token_urlsafe(32)
+    if account is None or not account.is_active:
+        # Only the owner of the address reads this mail; the caller learns nothing.
+        enqueue_after_commit(session, "mail.password_reset_no_account", email=email)
+        return
     reset = PasswordReset(
         account_id=account.id,
         token_hash=_sha256(token),

@@ -39,7 +39,7 @@ from cara.auth.principal import (
 )
 from cara.config import get_settings
 from cara.consultations.service import open_for_live
-from cara.kit import gemini, lifecycle
+from cara.kit import gemini, lifecycle, throttle
 from cara.kit.errors import CaraError, Forbidden, NotFound, ServiceUnavailable, Unauthorized
 from cara.kit.openapi import error_responses
 from cara.live import messages as m
@@ -160,6 +160,10 @@ async def live(websocket: WebSocket, specialty: str | None = None) -> None:
     link = BrowserLink(websocket)
     try:
         token, doctor = await _authenticate(link)
+        # Consultations opened per doctor (the periodic re-check does not count).
+        limit = get_settings().rate_limit_live_connects
+        if not await asyncio.to_thread(throttle.allow, "live", limit, str(doctor.scope.account_id)):
+            raise Refused("unavailable", throttle.TOO_MANY.format(wait="a few minutes"))
         profile = assistant_profile_for(specialty, doctor.specialty)
         if profile is None:
             raise Refused("not_found", UNKNOWN_CONSOLE)

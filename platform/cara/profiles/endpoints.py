@@ -10,6 +10,8 @@ from fastapi import APIRouter, Depends, File, Form, Response, UploadFile, status
 from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import Authenticator, DoctorPrincipal, Principal
+from cara.config import get_settings
+from cara.kit import throttle
 from cara.kit.openapi import error_responses
 from cara.profiles import certificates, service
 from cara.profiles.schemas import CertificateFileOut, ProfileUpdate, ProfileUpdated
@@ -40,7 +42,7 @@ def update_profile(body: ProfileUpdate, principal: DoctorPrincipal, session: DbS
     operation_id="doctor_certificate_upload",
     status_code=status.HTTP_201_CREATED,
     response_model=CertificateFileOut,
-    responses=error_responses(401, 403, 409, 413, 422),
+    responses=error_responses(401, 403, 409, 413, 422, 429),
 )
 async def upload_certificate(
     principal: DoctorPrincipal,
@@ -50,6 +52,7 @@ async def upload_certificate(
 ) -> CertificateFileOut:
     """Store a certificate file for the signed-in doctor; reference it from a certification
     (`fileId`) and save the profile to keep it."""
+    throttle.hit("certificate-upload", get_settings().rate_limit_certificate_upload, str(principal.id))
     # Read one byte past the limit: enough to know it is too large without holding more.
     content = await file.read(certificates.MAX_CERTIFICATE_BYTES + 1)
     record = certificates.store(session, principal, name or file.filename, content)

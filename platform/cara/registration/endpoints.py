@@ -11,10 +11,11 @@ other. /api/auth is therefore served by three packages, each for its own paths: 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import OptionalPrincipal
+from cara.kit.client import client_address
 from cara.kit.db import platform_session, tenant_session
 from cara.kit.openapi import error_responses
 from cara.registration import service
@@ -28,11 +29,14 @@ router = APIRouter(prefix="/auth", tags=["auth"])
     operation_id="auth_signup",
     status_code=status.HTTP_201_CREATED,
     response_model=SignupResponse,
-    responses=error_responses(400, 403, 409, 413, 422),
+    responses=error_responses(400, 403, 409, 413, 422, 429),
 )
-def signup(body: SignupRequest, session: DbSession, acting: OptionalPrincipal) -> SignupResponse:
+def signup(
+    body: SignupRequest, request: Request, session: DbSession, acting: OptionalPrincipal
+) -> SignupResponse:
     """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
     plan = service.plan_signup(session, body, acting)
+    service.limit_signup(plan, acting, client_address(request))
     # The new account's rows go through a session bound to its tenant, in one transaction.
     target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()
     try:

@@ -23,6 +23,7 @@ from cara.auth.schemas import UserOut
 from cara.auth.service import EMAIL_TAKEN, email_taken, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
+from cara.kit import throttle
 from cara.kit.errors import Conflict, Forbidden, ValidationFailed
 from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
@@ -76,6 +77,27 @@ def plan_signup(session: Session, req: SignupRequest, acting: Principal | None) 
             raise Forbidden("You can only add doctors to your own hospital.")
         return SignupPlan(role, acting.tenant_schema, False)
     return SignupPlan(role, naming.INDEPENDENT_SCHEMA, False)
+
+
+def limit_signup(plan: SignupPlan, acting: Principal | None, client: str) -> None:
+    """Abuse limits of sign-up, counted once the form is valid (cara.kit.throttle).
+
+    Anonymous sign-ups per client address; a hospital's also per address and in total on the
+    platform, since each creates a schema and a database role. A signed-in hospital adding its
+    own doctors is bounded by its plan's seats instead.
+    """
+    if acting is not None and acting.role == "hospital" and plan.role == "doctor":
+        return
+    settings = get_settings()
+    throttle.hit("signup-address", settings.rate_limit_signup_address, client)
+    if plan.new_hospital_tenant:
+        throttle.hit("hospital-signup-address", settings.rate_limit_hospital_signup_address, client)
+        throttle.hit(
+            "hospital-signups",
+            settings.rate_limit_hospital_signups,
+            "platform",
+            message="Too many new hospitals are being registered. Please try again in {wait}.",
+        )
 
 
 def signup(

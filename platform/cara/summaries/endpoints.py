@@ -6,7 +6,9 @@ from fastapi import APIRouter
 
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
+from cara.config import get_settings
 from cara.consultations.schemas import DraftOut
+from cara.kit import throttle
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
 from cara.summaries import service
@@ -21,13 +23,14 @@ router = APIRouter(tags=["assistant"])
     response_model=SummaryOut,
     # The spec's answer has no `draft`: it appears only for a consultation's draft.
     response_model_exclude_unset=True,
-    responses=error_responses(400, 401, 403, 404, 413, 422, 502, 503, 504),
+    responses=error_responses(400, 401, 403, 404, 413, 422, 429, 502, 503, 504),
 )
 def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSession) -> SummaryOut:
     """Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s.
     With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
     the draft on it (another doctor's id is 404)."""
     check_assistant_permission(principal, "summary")
+    throttle.hit("summaries", get_settings().rate_limit_summaries, str(principal.id))
     job = service.job_for(body, session, principal)
     session.rollback()  # nothing held open while the worker runs
     result = service.request_result(job)
