@@ -52,6 +52,7 @@ class TestSignature:
             "no header": (body, {"Content-Type": "application/json"}),
             "other secret": stripe.double.webhook_request(event, secret="whsec_someone_else"),
             "stale (10 minutes)": stripe.double.webhook_request(event, timestamp=int(time.time()) - 600),
+            "future (10 minutes)": stripe.double.webhook_request(event, timestamp=int(time.time()) + 600),
             "garbage header": (body, {"Stripe-Signature": "t=abc,v1=zz"}),
             "no v1": (body, {"Stripe-Signature": f"t={int(time.time())}"}),
             "not json": (b"\xff\xfe", headers),
