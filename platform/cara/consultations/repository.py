@@ -198,7 +198,22 @@ def refresh_search(session: Session, doctor_id: uuid.UUID | None) -> int:
     """Gather the search words of this doctor's (or, with None, every) consultation whose
     document is behind (new, changed, still running or ended since). Rows another transaction is
     refreshing are skipped."""
-    stale_query = select(Consultation.id).where(STALE_SEARCH)
+    # A running consultation is gathered again only when lines came in since (the partial index
+    # covers the wider STALE_SEARCH).
+    changed = or_(
+        Consultation.search_indexed_at.is_(None),
+        Consultation.ended_at > Consultation.search_indexed_at,
+        and_(
+            Consultation.ended_at.is_(None),
+            select(TranscriptLine.id)
+            .where(
+                TranscriptLine.consultation_id == Consultation.id,
+                TranscriptLine.created_at > Consultation.search_indexed_at,
+            )
+            .exists(),
+        ),
+    )
+    stale_query = select(Consultation.id).where(STALE_SEARCH, changed)
     if doctor_id is not None:
         stale_query = stale_query.where(Consultation.doctor_account_id == doctor_id)
     stale = stale_query.with_for_update(skip_locked=True).scalar_subquery()

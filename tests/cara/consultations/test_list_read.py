@@ -262,3 +262,15 @@ class TestSettings:
         )
         assert client.get("/api/consultations", headers=auth(admin_token)).status_code == 403
         assert client.get("/api/consultations/settings").status_code == 401
+
+
+def test_a_running_consultation_is_searchable_as_lines_arrive(client: Any, doctor: dict[str, str]) -> None:
+    cid = start(client, doctor).json()["id"]
+
+    def found(q: str) -> list[str]:
+        return [i["id"] for i in listing(client, doctor, q=q).json()["items"]]
+
+    add_lines(doctor, cid, [("user", "first words")], end=False)
+    assert found("first") == [cid]
+    add_lines(doctor, cid, [("user", "Hey Cara, hydronephrosis on the left")], end=False)
+    assert found("hydronephrosis") == [cid]
