@@ -79,6 +79,7 @@ class ChangeSet(list[str]):
 TEXTS: Mapping[str, str] = MappingProxyType(
     {
         "name.required": "Name is required",
+        "name.bidi": "Name must not contain text-direction control characters",
         "email.required": "Email is required",
         "email.format": "Invalid email format",
         "password.required": "Password is required",
@@ -165,6 +166,17 @@ def _required(value: object, form: FormRules) -> str | None:
     return "required" if blank(value) else None
 
 
+# Bidirectional controls (LRE..RLO, LRI..PDI, LRM, RLM, ALM) reorder how a text is displayed:
+# '\u202egnp.pdf' shows as 'fdp.png'. Names never need them.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _name(value: object, form: FormRules) -> str | None:
+    if blank(value):
+        return "required"
+    return "bidi" if isinstance(value, str) and BIDI_CONTROLS.search(value) else None
+
+
 def _email(value: object, form: FormRules) -> str | None:
     if blank(value):
         return "required"
@@ -230,7 +242,7 @@ def _website(value: object, form: FormRules) -> str | None:
 
 FIELD_RULES: Mapping[str, FieldRule] = MappingProxyType(
     {
-        "name": _required,
+        "name": _name,
         "email": _email,
         "password": _password,
         "phoneNumber": _phone,

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from cara.audit import service as audit
 from cara.auth.principal import Principal
 from cara.kit.errors import Conflict, NotFound, PayloadTooLarge, ValidationFailed
+from cara.kit.validation import BIDI_CONTROLS
 from cara.models import CertificateFile
 from cara.models.base import utcnow
 from cara.profiles import repository
@@ -51,7 +52,8 @@ def sniff(content: bytes) -> str | None:
 def safe_file_name(raw: str | None, content_type: str) -> str:
     """A display name without paths, control characters or quotes; an extension that matches."""
     name = unicodedata.normalize("NFC", (raw or "").replace("\\", "/").rsplit("/", 1)[-1])
-    name = re.sub(r'[\x00-\x1f\x7f"<>|:*?]', "", name).strip().strip(".") or "certificate"
+    name = re.sub(r'[\x00-\x1f\x7f"<>|:*?]', "", name)
+    name = BIDI_CONTROLS.sub("", name).strip().strip(".") or "certificate"
     stem = name.rsplit(".", 1)[0] if "." in name else name
     extension = {"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpg"}[content_type]
     return f"{stem[:200]}.{extension}"

@@ -278,3 +278,48 @@ def test_a_limit_the_library_cannot_read_is_refused_at_start() -> None:
         Settings(rate_limit_chat="lots")
     with pytest.raises(ValidationError, match="trusted_proxies"):
         Settings(trusted_proxies=["not-a-network"])
+
+
+# ---------------------------------------------------------------- input
+
+
+def test_text_direction_controls_are_refused_in_names(client: Any) -> None:
+    r = client.post("/api/auth/signup", json=doctor_payload(name="Dr \u202eevil"))
+    assert r.status_code == 422
+    assert r.json()["fields"]["name"] == "Name must not contain text-direction control characters"
+
+
+def test_text_direction_controls_are_removed_from_stored_file_names() -> None:
+    from cara.profiles.certificates import safe_file_name
+
+    # '\u202egnp.pdf' displays as 'fdp.png'.
+    assert safe_file_name("\u202egnp.pdf", "application/pdf") == "gnp.pdf"
+    assert safe_file_name("lic\u2066ence\u2069.pdf", "application/pdf") == "licence.pdf"
+
+
+def test_forgot_password_for_an_unknown_address_goes_through_the_outbox_too(client: Any) -> None:
+    from cara.kit.jobs import install_sender
+    from cara.models import OutboxJob
+
+    class Held:
+        def queue_name(self, actor_name: str) -> str:
+            return "mail"
+
+        def send(self, actor_name: str, kwargs: dict[str, Any], options: dict[str, Any]) -> None:
+            sent.append((actor_name, kwargs))
+
+    sent: list[tuple[str, dict[str, Any]]] = []
+    from workers import sender as job_sender
+
+    install_sender(Held())
+    try:
+        payload = doctor_payload()
+        signup(client, payload)
+        for email in (payload["email"], "nobody-here@example.com"):
+            assert client.post("/api/auth/forgot-password", json={"email": email}).status_code == 202
+    finally:
+        job_sender.install()
+    assert [name for name, _ in sent] == ["mail.password_reset", "mail.password_reset_no_account"]
+    assert sent[1][1] == {"email": "nobody-here@example.com"}
+    with session_scope() as session:
+        assert session.query(OutboxJob).count() == 0

@@ -26,6 +26,12 @@ FORMS: dict[str, FormRules] = {
 # (form, field, value, text): one case per text of TEXTS, then each per-form difference.
 CASES: list[tuple[str, str, Any, str]] = [
     ("doctor registration", "name", " ", "Name is required"),
+    (
+        "hospital registration",
+        "name",
+        "Clinic \u202eevil",
+        "Name must not contain text-direction control characters",
+    ),
     ("doctor registration", "email", "", "Email is required"),
     ("doctor registration", "email", "a b@example.com", "Invalid email format"),
     ("doctor registration", "password", "", "Password is required"),
