@@ -58,7 +58,7 @@ def site() -> TestClient:
     ("path", "status"),
     [
         ("/api/health", 200),  # API JSON
-        ("/api/auth/login", None),  # a method the route does not take
+        ("/api/auth/login", 405),  # a method the route does not take
         ("/api/auth/user", 401),  # an error in the error shape
         ("/api/no-such-route", 404),  # an unknown API route
         ("/api/test-boom", 500),  # an unexpected error, answered by the error middleware
@@ -97,6 +97,13 @@ def test_admin_console_pages_and_files_carry_them(site: TestClient, path: str) -
     r = site.get(path, follow_redirects=False)
     assert r.status_code in (200, 307)
     _assert_headers(r)
+
+
+def test_a_method_an_api_route_does_not_take_is_405_with_allow(site: TestClient) -> None:
+    r = site.get("/api/auth/login")
+    assert r.status_code == 405
+    assert r.headers["allow"] == "POST"
+    assert set(r.json()) == {"message", "fields"}
 
 
 def test_hsts_only_over_tls() -> None:
