@@ -57,15 +57,13 @@ def test_other_errors_stay_500(app: Any, hospital: dict[str, str], monkeypatch: 
 
 def test_sign_in_while_redis_is_down_is_a_503(client: Any, monkeypatch: Any) -> None:
     """Login throttling lives in Redis: without it sign-in is refused as temporary, not as a bug."""
-    import redis
-
-    from cara.auth import ratelimit
+    from cara.kit import throttle
     from tests.factories import doctor_payload
 
     payload = doctor_payload()
     signup(client, payload)
-    unreachable = redis.Redis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)
-    monkeypatch.setattr(ratelimit, "get_redis", lambda: unreachable)
+    unreachable = throttle._limiter("redis://127.0.0.1:1/0")
+    monkeypatch.setattr(throttle, "limiter", lambda: unreachable)
     body = {"email": payload["email"], "password": payload["password"], "role": "doctor"}
     r = client.post("/api/auth/login", json=body)
     assert r.status_code == 503
