@@ -457,7 +457,9 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, op
             const ws = socket.current;
             if (!ws || ws.readyState !== WebSocket.OPEN) return;
             const now = Date.now();
-            const silent = heartbeat.current ? now - lastHeard.current : 0;
+            // Once the session is up the server pings every second, so silence counts from then on,
+            // even if the link stalled before this socket's first ping arrived.
+            const silent = heartbeat.current || ready.current ? now - lastHeard.current : 0;
             if (ws.bufferedAmount > MAX_BUFFERED_BYTES) backlogSince.current ??= now;
             else backlogSince.current = null;
             const backlogged = backlogSince.current !== null && now - backlogSince.current > WEAK_AFTER_MS;
