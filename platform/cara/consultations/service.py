@@ -47,7 +47,7 @@ from cara.consultations.schemas import (
     SignedNotePage,
     TranscriptLineOut,
 )
-from cara.kit.db import get_engine, restrict_to_tenant_role, session_scope, tenant_session
+from cara.kit.db import get_engine, restrict_to_tenant_role, tenant_session
 from cara.kit.errors import BadRequest, Conflict, Forbidden, NotFound, ValidationFailed
 from cara.models import (
     Account,
@@ -87,13 +87,14 @@ def _doctor(principal: Principal) -> None:
         raise Forbidden(NO_PERMISSION)
 
 
-def _may_start(principal: Principal) -> None:
-    """Doctors with clinical access (spec §6) start consultations; the live socket checks again."""
+def _may_start(session: Session, principal: Principal) -> None:
+    """Doctors with clinical access (spec §6) start consultations; the live socket checks again.
+
+    Subscriptions are platform rows, read through the request's own session (tenant roles may
+    read them): a second session would hold a second pooled connection for the request."""
     _doctor(principal)
-    # Subscriptions are platform rows: read them outside the caller's tenant session.
-    with session_scope() as platform:
-        if not grants_clinical_access(platform, principal.account):
-            raise Forbidden(NEEDS_SUBSCRIPTION)
+    if not grants_clinical_access(session, principal.account):
+        raise Forbidden(NEEDS_SUBSCRIPTION)
 
 
 def settings_owner(principal: Principal) -> str:
@@ -134,7 +135,7 @@ def start_consultation(session: Session, principal: Principal, body: Consultatio
 
     Where the tenant made consent not mandatory, a consultation may start without the click;
     its consent is then recorded as the tenant's policy."""
-    _may_start(principal)
+    _may_start(session, principal)
     console = body.console.strip().lower()
     if console not in CONSOLES:
         raise ValidationFailed({"console": UNKNOWN_CONSOLE})

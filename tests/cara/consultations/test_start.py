@@ -141,3 +141,31 @@ class TestOpenForLive:
         for cid in (signed, legacy):
             with pytest.raises(NotFound):
                 open_live(doctor, cid)
+
+
+def test_a_start_holds_one_database_connection(client: Any, doctor: dict[str, str]) -> None:
+    """The subscription check reads through the request's session: a start never holds two pooled
+    connections at once (with a pool of one, a second checkout would wait for the first)."""
+    from sqlalchemy import event
+
+    from cara.kit.db import get_engine
+
+    engine = get_engine()
+    held = {"now": 0, "most": 0}
+
+    def checkout(*_: Any) -> None:
+        held["now"] += 1
+        held["most"] = max(held["most"], held["now"])
+
+    def checkin(*_: Any) -> None:
+        held["now"] -= 1
+
+    event.listen(engine, "checkout", checkout)
+    event.listen(engine, "checkin", checkin)
+    try:
+        r = start(client, doctor)
+    finally:
+        event.remove(engine, "checkout", checkout)
+        event.remove(engine, "checkin", checkin)
+    assert r.status_code == 201, r.text
+    assert held["most"] == 1
