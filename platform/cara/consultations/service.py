@@ -541,6 +541,29 @@ DRAFT_NOT_FOUND = "Draft not found."
 BAD_VERSION = "The If-Match header must be the note's version."
 
 
+def _noted(
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    note: ConsultationNote,
+    action: str,
+    detail: dict[str, Any],
+) -> NoteOut:
+    """Audit a change of the note (save, sign, addendum) and answer the note as it now is."""
+    record_tenant(
+        session,
+        action=action,
+        actor_id=principal.id,
+        target_type="consultation",
+        target_id=consultation.id,
+        detail=detail,
+    )
+    session.flush()
+    out = note_out(session, note)
+    assert out is not None
+    return out
+
+
 def parse_version(if_match: str | None, body_version: int | None) -> int | None:
     """The version the client edited: `If-Match` ("3", "\\"3\\"" or W/"3") or the body's `version`."""
     if if_match is None or not if_match.strip():
@@ -604,18 +627,14 @@ def save_note(
         note.updated_at = utcnow()
     if consultation.state == "in_progress":
         consultation.state = "draft"
-    record_tenant(
+    return _noted(
         session,
-        action="consultation.note.save",
-        actor_id=principal.id,
-        target_type="consultation",
-        target_id=consultation.id,
-        detail={"version": note.version, **({"fromDraft": str(draft.id)} if draft else {})},
+        principal,
+        consultation,
+        note,
+        "consultation.note.save",
+        {"version": note.version, **({"fromDraft": str(draft.id)} if draft else {})},
     )
-    session.flush()
-    out = note_out(session, note)
-    assert out is not None
-    return out
 
 
 def parse_draft_id(value: str) -> uuid.UUID:
@@ -702,18 +721,14 @@ def sign_note(
     entry = _entry(session, principal, consultation, note, "signature", note.text, note.sections, 1)
     consultation.state = "signed"
     consultation.signed_at = entry.created_at
-    record_tenant(
+    return _noted(
         session,
-        action="consultation.note.sign",
-        actor_id=principal.id,
-        target_type="consultation",
-        target_id=consultation.id,
-        detail={"version": note.version, "sha256": entry.content_sha256},
+        principal,
+        consultation,
+        note,
+        "consultation.note.sign",
+        {"version": note.version, "sha256": entry.content_sha256},
     )
-    session.flush()
-    out = note_out(session, note)
-    assert out is not None
-    return out
 
 
 def add_addendum(
@@ -729,18 +744,14 @@ def add_addendum(
     if not text:
         raise ValidationFailed({"text": ADDENDUM_EMPTY}, message=ADDENDUM_EMPTY)
     entry = _entry(session, principal, consultation, note, "addendum", text, None, entries[-1].number + 1)
-    record_tenant(
+    return _noted(
         session,
-        action="consultation.note.addendum",
-        actor_id=principal.id,
-        target_type="consultation",
-        target_id=consultation.id,
-        detail={"number": entry.number, "sha256": entry.content_sha256},
+        principal,
+        consultation,
+        note,
+        "consultation.note.addendum",
+        {"number": entry.number, "sha256": entry.content_sha256},
     )
-    session.flush()
-    out = note_out(session, note)
-    assert out is not None
-    return out
 
 
 # ------------------------------------------------------------------ exports
