@@ -43,6 +43,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     CARA_ENV=production \
     HOST=0.0.0.0 \
     PORT=8000
+# DejaVu: the Unicode fonts the signed-note PDF is set in (cara.consultations.export); without
+# them the PDF falls back to a Latin-1 core font and replaces every other character.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
 # A fixed numeric id, so Kubernetes can verify runAsNonRoot without a name lookup.
 RUN groupadd --system --gid 10001 cara \
  && useradd --system --uid 10001 --gid 10001 --home-dir /app --no-create-home \

@@ -717,3 +717,12 @@ def test_citus_values_leave_room_for_the_tenant_migrations() -> None:
     # About half a second of DDL per schema per job on the cluster: 1,000 schemas fit.
     migrate = merged_values["migrate"]
     assert 1000 * 0.5 / migrate["jobs"] < migrate["activeDeadlineSeconds"]
+
+
+def test_dockerfile_installs_the_pdf_fonts() -> None:
+    """The signed-note PDF is set in DejaVu (cara.consultations.export reads it from _FONT_DIR)."""
+    from cara.consultations.export import _FONT_DIR
+
+    runs = " ".join(args for word, args in final_stage() if word == "RUN")
+    assert re.search(r"apt-get install [^&]*\bfonts-dejavu-core\b", runs)
+    assert str(_FONT_DIR) == "/usr/share/fonts/truetype/dejavu"  # where Debian's package puts them
