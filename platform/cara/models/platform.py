@@ -283,7 +283,14 @@ class TenantRollup(PlatformBase):
 
 
 class PeriodRollup(PlatformBase):
-    """Platform figures for one week, month or year; recomputable for any past period."""
+    """Platform figures for one week, month or year; recomputable for any past period.
+
+    `revenue_cents` is the cash of the succeeded payments in the period (what the
+    payment history adds up to); `recognised_cents` spreads an annual payment over
+    its year (1/12 a month, 1/52 a week), so the revenue chart does not spike on
+    renewals; `mrr_cents` is the monthly recurring revenue of the subscriptions
+    paying at the period's end (an annual plan counts for its price / 12).
+    """
 
     __tablename__ = "period_rollups"
     __table_args__ = (CheckConstraint("granularity IN ('week', 'month', 'year')", name="granularity"),)
@@ -291,6 +298,8 @@ class PeriodRollup(PlatformBase):
     granularity: Mapped[str] = mapped_column(String(8), primary_key=True)
     period_start: Mapped[date] = mapped_column(Date, primary_key=True)
     revenue_cents: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    recognised_cents: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    mrr_cents: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
     payments_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     hospitals_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     doctors_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
