@@ -14,6 +14,8 @@ export default defineConfig({
         // nothing of the web app ends up in this bundle.
         alias: {
             '@api/schema': fileURLToPath(new URL('../web/src/lib/api/schema.d.ts', import.meta.url)),
+            // The brand's design tokens (plain values, no React): one source for both apps.
+            '@cara/tokens': fileURLToPath(new URL('../web/src/components/ui/tokens.ts', import.meta.url)),
         },
     },
     build: {

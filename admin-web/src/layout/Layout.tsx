@@ -1,13 +1,16 @@
+import { Box } from '@mui/material';
 import type { ReactNode } from 'react';
 import {
     AppBar,
     Layout as RaLayout,
     LoadingIndicator,
     LocalesMenuButton,
+    TitlePortal,
     ToggleThemeButton,
     useGetIdentity,
     useLogoutIfAccessDenied,
 } from 'react-admin';
+import { LogoMark } from './Logo';
 
 /**
  * Who is signed in is asked of the server on every load: a token that no
@@ -31,7 +34,15 @@ const Toolbar = () => (
     </>
 );
 
-const CaraAppBar = () => <AppBar toolbar={<Toolbar />} />;
+// The brand colour (design tokens), the logo mark before the page title.
+const CaraAppBar = () => (
+    <AppBar color="primary" toolbar={<Toolbar />}>
+        <Box sx={{ display: 'flex', marginInlineEnd: 1 }}>
+            <LogoMark size={28} inverse />
+        </Box>
+        <TitlePortal />
+    </AppBar>
+);
 
 export const Layout = ({ children }: { children: ReactNode }) => (
     <RaLayout appBar={CaraAppBar}>

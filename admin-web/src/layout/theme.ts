@@ -1,11 +1,40 @@
 import createCache, { type EmotionCache } from '@emotion/cache';
+import { fontFamily, palettes, radius, type Palette } from '@cara/tokens';
 import { defaultDarkTheme, defaultLightTheme, type RaThemeOptions } from 'react-admin';
 
 export type Direction = 'ltr' | 'rtl';
 
+/**
+ * The react-admin theme built from the clinician app's design tokens
+ * (web/src/components/ui/tokens.ts): the same brand colours, surfaces, text,
+ * type and corner radius, so the console and the app read as one product.
+ */
+const brand = (base: RaThemeOptions, mode: 'light' | 'dark', colours: Palette, direction: Direction): RaThemeOptions => ({
+    ...base,
+    direction,
+    palette: {
+        mode,
+        primary: { main: colours.primary, dark: colours.primaryHover, contrastText: colours.primaryText },
+        secondary: { main: colours.accent, contrastText: mode === 'light' ? '#ffffff' : colours.primaryText },
+        error: { main: colours.danger },
+        warning: { main: colours.warning },
+        success: { main: colours.success },
+        info: { main: colours.info },
+        background: { default: colours.bg, paper: colours.surface },
+        text: { primary: colours.text, secondary: colours.muted },
+        divider: colours.border,
+    },
+    shape: { borderRadius: radius.md },
+    typography: { ...base.typography, fontFamily },
+    components: {
+        ...base.components,
+        RaToolbar: { styleOverrides: { root: { backgroundColor: colours.surface2 } } },
+    },
+});
+
 export const themesFor = (direction: Direction): { light: RaThemeOptions; dark: RaThemeOptions } => ({
-    light: { ...defaultLightTheme, direction },
-    dark: { ...defaultDarkTheme, direction },
+    light: brand(defaultLightTheme, 'light', palettes.light, direction),
+    dark: brand(defaultDarkTheme, 'dark', palettes.dark, direction),
 });
 
 export const ltrCache: EmotionCache = createCache({ key: 'mui' });

@@ -1,7 +1,7 @@
-import LockIcon from '@mui/icons-material/Lock';
-import { Alert, Avatar, Box, Button, Card, CardContent, CircularProgress, Link, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, CircularProgress, Link, TextField, Typography } from '@mui/material';
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { LocalesMenuButton, useLogin, useNotify, useTranslate } from 'react-admin';
+import { LogoMark } from '../layout/Logo';
 import { validateLogin, type LoginErrors, type LoginForm } from './validation';
 
 /** /admin/login: the admin login form (spec §2 `/admin-login`, §5, §8). */
@@ -57,9 +57,7 @@ export const LoginPage = () => {
             <Card sx={{ width: '100%', maxWidth: 400 }}>
                 <CardContent component="form" onSubmit={submit} noValidate sx={{ display: 'grid', gap: 2, p: 3 }}>
                     <Box sx={{ display: 'flex', flexDirection: 'column', alignItems: 'center', gap: 1 }}>
-                        <Avatar sx={{ bgcolor: 'secondary.main' }}>
-                            <LockIcon />
-                        </Avatar>
+                        <LogoMark size={44} />
                         <Typography variant="h5" component="h1">
                             {translate('cara.login.title')}
                         </Typography>

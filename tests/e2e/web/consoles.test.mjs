@@ -91,9 +91,11 @@ describe('live assistant consoles', () => {
         assert.equal(await connect.getAttribute('title'), 'Connect to Cara');
         // The server runs with the demo flag: the badge says replies are not from a model.
         await page.getByTestId('demo-badge').filter({ hasText: 'Demo AI — not a medical model' }).waitFor();
-        // The dark console (spec §2).
-        const background = await page.getByTestId('live-console').evaluate(el => getComputedStyle(el).backgroundColor);
-        assert.equal(background, 'rgb(13, 20, 34)');
+        // The console's stage is dark (spec §2); the page itself follows the app's theme (light by default).
+        const stage = await page.locator('.console-stage').evaluate(el => getComputedStyle(el).backgroundColor);
+        assert.equal(stage, 'rgb(13, 20, 34)');
+        const pageBackground = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        assert.equal(pageBackground, 'rgb(244, 247, 250)');
         await page.getByText('No transcriptions yet. Click the microphone to start speaking.').waitFor();
         for (const sound of ['connect', 'disconnect', 'error']) {
             const response = await fetch(url(`/sounds/${sound}.wav`));

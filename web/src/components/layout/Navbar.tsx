@@ -6,6 +6,7 @@ import { paths, specialtyPath } from '@/config/paths';
 import { useClinicalAccess } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SessionUser } from '@/lib/session/storage';
+import { LogoMark } from '../ui/Logo';
 import { useToast } from '../ui/Toasts';
 import { LanguageSelect, ThemeToggle } from './Preferences';
 
@@ -109,9 +110,7 @@ export const Navbar = () => {
         <header className="navbar">
             <nav className="navbar-inner" aria-label={t('Main')}>
                 <Link className="brand" to={user ? dashboardPath(user) : paths.roleSelection}>
-                    <span className="brand-mark" aria-hidden="true">
-                        ✚
-                    </span>
+                    <LogoMark size={30} />
                     Cara
                 </Link>
                 {user && (

@@ -313,7 +313,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     return (
         <main
             ref={root}
-            className={`page page-dark live-console console-${profile.key}`}
+            className={`page page-console live-console console-${profile.key}`}
             data-testid="live-console"
             data-console={profile.key}
             data-state={state}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 
 import { Button } from '@/components/ui/Button';
+import { Logo } from '@/components/ui/Logo';
 import { paths } from '@/config/paths';
 import { CHOICES, type Choice } from './roles';
 
@@ -65,6 +66,7 @@ const RoleSelectionPage = () => {
     return (
         <main className="auth-page">
             <div className="card auth-card landing-card">
+                <Logo />
                 <h1>{t('Welcome to Cara')}</h1>
                 <p className="auth-subtitle">{t('Your AI clinical assistant. Choose how you want to sign in.')}</p>
 

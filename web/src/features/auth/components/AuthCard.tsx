@@ -1,5 +1,7 @@
 import type { ReactNode, Ref } from 'react';
 
+import { Logo } from '@/components/ui/Logo';
+
 /**
  * The centred card of the sign-in screens: the page's one h1 and an optional
  * subtitle. The heading takes focus from script (tabIndex -1) so a screen
@@ -18,6 +20,7 @@ export const AuthCard = ({
 }) => (
     <main className="auth-page">
         <div className="card auth-card">
+            <Logo />
             <h1 ref={headingRef} tabIndex={-1}>
                 {title}
             </h1>

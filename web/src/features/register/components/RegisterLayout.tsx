@@ -3,6 +3,7 @@ import { Trans, useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { Checkbox } from '@/components/ui/Field';
+import { Logo } from '@/components/ui/Logo';
 import { paths } from '@/config/paths';
 import type { Failure } from './useRegistrationForm';
 
@@ -23,6 +24,7 @@ export const RegisterPage = ({
 }) => (
     <main className="auth-page">
         <div className={`card auth-card${wide ? ' auth-card-wide' : ''}`}>
+            <Logo />
             <h1>{title}</h1>
             {subtitle && <p className="auth-subtitle">{subtitle}</p>}
             {children}
