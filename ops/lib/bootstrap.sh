@@ -90,6 +90,19 @@ ensure_espeak() {
   fi
 }
 
+# The request-overhead and Citus benchmarks (ops/bench/) drive the servers with Debian's wrk.
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing Debian's wrk for the benchmarks"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  else
+    echo "The benchmarks need wrk (Debian: apt-get install wrk)" >&2
+    return 1
+  fi
+}
+
 # Browser tests drive Debian's Chromium. Install it when missing and we may.
 ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then return 0; fi
