@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, NavLink, useNavigate } from 'react-router';
+import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 
 import { paths, specialtyPath } from '@/config/paths';
 import { useClinicalAccess } from '@/lib/gating';
@@ -105,6 +105,31 @@ export const Navbar = () => {
     const access = useClinicalAccess(user);
     // A doctor without an active (or trialing) subscription gets the reduced menu.
     const reduced = user?.role === 'doctor' && access.state !== 'allowed';
+    // Below 768 px the links and preferences fold behind a menu button (styles.css).
+    const [menuOpen, setMenuOpen] = useState(false);
+    const menuId = useId();
+    const toggleRef = useRef<HTMLButtonElement>(null);
+    const collapseRef = useRef<HTMLDivElement>(null);
+    const { pathname } = useLocation();
+    useEffect(() => setMenuOpen(false), [pathname]);
+    useEffect(() => {
+        if (!menuOpen) return;
+        const onKey = (event: KeyboardEvent) => {
+            if (event.key !== 'Escape') return;
+            setMenuOpen(false);
+            toggleRef.current?.focus();
+        };
+        const onDown = (event: MouseEvent) => {
+            const target = event.target as Node;
+            if (!collapseRef.current?.contains(target) && !toggleRef.current?.contains(target)) setMenuOpen(false);
+        };
+        document.addEventListener('keydown', onKey);
+        document.addEventListener('mousedown', onDown);
+        return () => {
+            document.removeEventListener('keydown', onKey);
+            document.removeEventListener('mousedown', onDown);
+        };
+    }, [menuOpen]);
 
     return (
         <header className="navbar">
@@ -113,46 +138,67 @@ export const Navbar = () => {
                     <LogoMark size={30} />
                     Cara
                 </Link>
-                {user && (
-                    <ul className="nav-links">
-                        <li>
-                            <NavLink to={dashboardPath(user)}>{t('Dashboard')}</NavLink>
-                        </li>
-                        {user.role === 'doctor' && user.specialty === 'Radiotherapist' && (
+                <button
+                    ref={toggleRef}
+                    type="button"
+                    className="nav-toggle icon-btn"
+                    aria-expanded={menuOpen}
+                    aria-controls={menuId}
+                    aria-label={t('Menu')}
+                    onClick={() => setMenuOpen(open => !open)}
+                    data-testid="nav-toggle"
+                >
+                    <svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+                        <path
+                            d={menuOpen ? 'M6 6l12 12M18 6L6 18' : 'M4 7h16M4 12h16M4 17h16'}
+                            stroke="currentColor"
+                            strokeWidth="2"
+                            strokeLinecap="round"
+                        />
+                    </svg>
+                </button>
+                <div id={menuId} ref={collapseRef} className="nav-collapse" data-open={menuOpen}>
+                    {user && (
+                        <ul className="nav-links">
                             <li>
-                                <NavLink to={paths.radiotherapistChat}>{t('Chat')}</NavLink>
+                                <NavLink to={dashboardPath(user)}>{t('Dashboard')}</NavLink>
                             </li>
-                        )}
-                        {user.role === 'doctor' && (
+                            {user.role === 'doctor' && user.specialty === 'Radiotherapist' && (
+                                <li>
+                                    <NavLink to={paths.radiotherapistChat}>{t('Chat')}</NavLink>
+                                </li>
+                            )}
+                            {user.role === 'doctor' && (
+                                <li>
+                                    <NavLink to={paths.consultations}>{t('Consultations')}</NavLink>
+                                </li>
+                            )}
+                            {user.role === 'doctor' && (
+                                <li>
+                                    <NavLink to={paths.doctorSubscription}>{t('Subscription')}</NavLink>
+                                </li>
+                            )}
+                            {user.role === 'hospital' && (
+                                <li>
+                                    <NavLink to={paths.subscription}>{t('Subscription')}</NavLink>
+                                </li>
+                            )}
                             <li>
-                                <NavLink to={paths.consultations}>{t('Consultations')}</NavLink>
+                                <NavLink to={paths.profile}>{t('Profile')}</NavLink>
                             </li>
-                        )}
-                        {user.role === 'doctor' && (
-                            <li>
-                                <NavLink to={paths.doctorSubscription}>{t('Subscription')}</NavLink>
-                            </li>
-                        )}
-                        {user.role === 'hospital' && (
-                            <li>
-                                <NavLink to={paths.subscription}>{t('Subscription')}</NavLink>
-                            </li>
-                        )}
-                        <li>
-                            <NavLink to={paths.profile}>{t('Profile')}</NavLink>
-                        </li>
-                    </ul>
-                )}
-                <div className="navbar-end">
-                    <LanguageSelect />
-                    <ThemeToggle />
-                    {user ? (
-                        <ProfileMenu user={user} reduced={reduced} />
-                    ) : (
-                        <Link className="btn btn-secondary" to={paths.roleSelection}>
-                            {t('Login')}
-                        </Link>
+                        </ul>
                     )}
+                    <div className="navbar-end">
+                        <LanguageSelect />
+                        <ThemeToggle />
+                        {user ? (
+                            <ProfileMenu user={user} reduced={reduced} />
+                        ) : (
+                            <Link className="btn btn-secondary" to={paths.roleSelection}>
+                                {t('Login')}
+                            </Link>
+                        )}
+                    </div>
                 </div>
             </nav>
         </header>
