@@ -141,6 +141,43 @@ def hospital_read_note(
 
 
 @router.get(
+    "/signed/{consultation_id}/export/fhir",
+    operation_id="consultations_hospital_export_fhir",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/fhir+json": {}}, "description": "a FHIR R4 document"},
+        **error_responses(401, 403, 404, 422),
+    },
+)
+def hospital_export_fhir(
+    consultation_id: str,
+    principal: HospitalPrincipal,
+    session: DbSession,
+    resource: Literal["bundle", "document-reference"] = "bundle",
+) -> Response:
+    """A signed note of the hospital's doctors as FHIR, as the doctor exports it. Audited."""
+    out = service.hospital_export_note(session, principal, consultation_id, "fhir", resource)
+    session.commit()
+    return _file(out)
+
+
+@router.get(
+    "/signed/{consultation_id}/export/pdf",
+    operation_id="consultations_hospital_export_pdf",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/pdf": {}}, "description": "the printable note"},
+        **error_responses(401, 403, 404),
+    },
+)
+def hospital_export_pdf(consultation_id: str, principal: HospitalPrincipal, session: DbSession) -> Response:
+    """A signed note of the hospital's doctors as a printable PDF. Audited."""
+    out = service.hospital_export_note(session, principal, consultation_id, "pdf")
+    session.commit()
+    return _file(out)
+
+
+@router.get(
     "/{consultation_id}",
     operation_id="consultations_read",
     response_model=ConsultationDetail,

@@ -798,7 +798,12 @@ def signed_note(session: Session, consultation: Consultation) -> export.SignedNo
 
 
 def _export(
-    session: Session, principal: Principal, consultation: Consultation, kind: str, resource: str = "bundle"
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    kind: str,
+    resource: str = "bundle",
+    audit: dict[str, Any] | None = None,
 ) -> ExportFile:
     note = signed_note(session, consultation)
     stem = f"consultation-{consultation.started_at.strftime('%Y%m%d')}-{str(consultation.id)[:8]}"
@@ -821,7 +826,7 @@ def _export(
         actor_id=principal.id,
         target_type="consultation",
         target_id=consultation.id,
-        detail={"format": kind, **({"resource": resource} if kind == "fhir" else {})},
+        detail={"format": kind, **({"resource": resource} if kind == "fhir" else {}), **(audit or {})},
     )
     return out
 
@@ -886,13 +891,19 @@ def hospital_signed_notes(
     )
 
 
-def hospital_read_note(session: Session, principal: Principal, consultation_id: object) -> SignedNoteDetail:
-    """One signed note of this hospital's doctors, read-only; each view is audited."""
-    hospital_id = _hospital(principal)
-    found = repository.hospital_signed(session, hospital_id, parse_id(consultation_id))
+def _hospital_signed(
+    session: Session, principal: Principal, consultation_id: object
+) -> tuple[Consultation, Account]:
+    """A signed consultation of this hospital's doctors with its doctor, else NotFound."""
+    found = repository.hospital_signed(session, _hospital(principal), parse_id(consultation_id))
     if found is None:
         raise NotFound(NOTE_NOT_FOUND)
-    consultation, doctor = found
+    return found
+
+
+def hospital_read_note(session: Session, principal: Principal, consultation_id: object) -> SignedNoteDetail:
+    """One signed note of this hospital's doctors, read-only; each view is audited."""
+    consultation, doctor = _hospital_signed(session, principal, consultation_id)
     note = note_out(session, repository.note(session, consultation.id))
     if note is None or not note.entries:
         raise NotFound(NOTE_NOT_FOUND)
@@ -907,6 +918,18 @@ def hospital_read_note(session: Session, principal: Principal, consultation_id: 
     # The signed text only: what it was drafted from stays the doctor's.
     note = note.model_copy(update={"sourceDraftId": None})
     return SignedNoteDetail(**_signed_item(consultation, doctor).model_dump(), note=note)
+
+
+def hospital_export_note(
+    session: Session, principal: Principal, consultation_id: object, kind: str, resource: str = "bundle"
+) -> ExportFile:
+    """A signed note of this hospital's doctors as FHIR or PDF, as the doctor downloads it; each
+    download is audited (never a draft: an unsigned consultation is not found here)."""
+    consultation, doctor = _hospital_signed(session, principal, consultation_id)
+    try:
+        return _export(session, principal, consultation, kind, resource, audit={"doctor": str(doctor.id)})
+    except Conflict as exc:  # signed, but no signature entry: not a note the hospital can see
+        raise NotFound(NOTE_NOT_FOUND) from exc
 
 
 # ------------------------------------------------------------------ retention (scheduled worker job)

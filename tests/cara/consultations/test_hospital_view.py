@@ -102,3 +102,73 @@ def test_bad_parameters(client: Any) -> None:
         client.get("/api/consultations/signed", params={"cursor": "zz"}, headers=hospital).status_code == 400
     )
     assert client.get("/api/consultations/signed", params={"limit": 0}, headers=hospital).status_code == 422
+
+
+def test_hospital_downloads_its_doctors_signed_notes(client: Any, admin_token: str) -> None:
+    """FHIR and PDF of a signed note, as the doctor gets them; one audit entry per download; drafts,
+    other hospitals' notes and bad ids are 404; doctors and admins are refused."""
+    import io
+    import json
+
+    from fhir.resources.R4B.bundle import Bundle
+    from fhir.resources.R4B.documentreference import DocumentReference
+    from pypdf import PdfReader
+
+    hospital, staff, staff_id = hospital_with_doctor(client, "Dr Kwame Mensah")
+    other_hospital, colleague, _ = hospital_with_doctor(client, "Dr Elsewhere")
+    signed = note(client, staff, "Signed: hypertension, start amlodipine.", sign=True)
+    draft = note(client, staff, "Only a draft", sign=False)
+    elsewhere = note(client, colleague, "Elsewhere", sign=True)
+
+    r = client.get(f"/api/consultations/signed/{signed}/export/fhir", headers=hospital)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("application/fhir+json")
+    assert r.headers["content-disposition"].startswith("attachment;")
+    assert r.headers["cache-control"] == "private, no-store"
+    bundle = Bundle.model_validate(json.loads(r.content))
+    assert bundle.type == "document"
+    assert r.content == client.get(f"/api/consultations/{signed}/export/fhir", headers=staff).content
+    r = client.get(
+        f"/api/consultations/signed/{signed}/export/fhir",
+        params={"resource": "document-reference"},
+        headers=hospital,
+    )
+    assert DocumentReference.model_validate(json.loads(r.content)).status == "current"
+    r = client.get(f"/api/consultations/signed/{signed}/export/pdf", headers=hospital)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/pdf"
+    text = " ".join((page.extract_text() or "") for page in PdfReader(io.BytesIO(r.content)).pages)
+    assert "amlodipine" in text and "Dr Kwame Mensah" in text
+
+    for cid in (draft, elsewhere, "nope"):
+        for kind in ("fhir", "pdf"):
+            assert (
+                client.get(f"/api/consultations/signed/{cid}/export/{kind}", headers=hospital).status_code
+                == 404
+            )
+    # The other hospital does not see this one's notes either.
+    assert (
+        client.get(f"/api/consultations/signed/{signed}/export/pdf", headers=other_hospital).status_code
+        == 404
+    )
+    for headers in (staff, auth(admin_token)):
+        assert (
+            client.get(f"/api/consultations/signed/{signed}/export/pdf", headers=headers).status_code == 403
+        )
+    assert (
+        client.get(
+            f"/api/consultations/signed/{signed}/export/fhir", params={"resource": "x"}, headers=hospital
+        ).status_code
+        == 422
+    )
+
+    hospital_id = schema_and_account(hospital)[1]
+    with tenant_session(schema_and_account(staff)[0]) as s:
+        downloads = s.scalars(
+            select(TenantAuditEvent).where(
+                TenantAuditEvent.action == "consultation.export",
+                TenantAuditEvent.target_id == signed,
+                TenantAuditEvent.actor_account_id == hospital_id,
+            )
+        ).all()
+    assert sorted(d.detail["format"] for d in downloads) == ["fhir", "fhir", "pdf"]
+    assert all(d.detail["doctor"] == staff_id for d in downloads)

@@ -257,6 +257,12 @@ describe('the consultation record', () => {
         await row.locator('summary').click();
         await row.getByText(/No acute findings\. Lung-RADS 2, routine follow-up\./).first().waitFor();
         assert.equal(await row.getByTestId('addendum-text').count(), 0, 'the hospital cannot add to it');
+        const [fhir] = await Promise.all([page.waitForEvent('download'), row.getByTestId('signed-download-fhir').click()]);
+        const bundle = JSON.parse(readFileSync(await fhir.path(), 'utf8'));
+        assert.equal(bundle.resourceType, 'Bundle');
+        assert.match(JSON.stringify(bundle), /Lung-RADS 2/, 'the hospital downloads the signed note');
+        const [pdf] = await Promise.all([page.waitForEvent('download'), row.getByTestId('signed-download-pdf').click()]);
+        assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString('latin1'), '%PDF-');
         await assertAccessible(page, 'hospital view of signed notes');
         await screenshot(page, 'hospital-signed-notes');
         // The hospital never reads the doctor's consultation itself.

@@ -97,6 +97,19 @@ export const addAddendum = (id: string, text: string) =>
 export const generateDraft = (id: string, kind: 'summary' | 'report') =>
     run(() => api.POST('/api/summarize', { body: { consultationId: id, kind } }), DRAFT_FAILED);
 
+/** Hands a downloaded export to the browser as a file. */
+const save = (result: Result<Blob>, id: string, format: 'fhir' | 'pdf'): Result<null> => {
+    if (!result.ok) return result;
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(result.data);
+    link.download = `consultation-${id}.${format === 'pdf' ? 'pdf' : 'fhir.json'}`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    window.setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    return { ok: true, data: null };
+};
+
 /** Downloads the signed note as a FHIR document (JSON) or a PDF, named after the consultation. */
 export const downloadExport = async (id: string, format: 'fhir' | 'pdf'): Promise<Result<null>> => {
     const options = { params: { path: { consultation_id: id } }, parseAs: 'blob' as const };
@@ -107,15 +120,18 @@ export const downloadExport = async (id: string, format: 'fhir' | 'pdf'): Promis
                 : api.GET('/api/consultations/{consultation_id}/export/pdf', options),
         NOT_SIGNED,
     );
-    if (!result.ok) return result;
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(result.data);
-    link.download = `consultation-${id}.${format === 'pdf' ? 'pdf' : 'fhir.json'}`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    window.setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    return { ok: true, data: null };
+    return save(result, id, format);
+};
+
+/** A hospital downloads one of its doctors' signed notes (each download is in the audit log). */
+export const downloadSignedExport = async (id: string, format: 'fhir' | 'pdf'): Promise<Result<null>> => {
+    const options = { params: { path: { consultation_id: id } }, parseAs: 'blob' as const };
+    const result = await run<Blob>(() =>
+        format === 'fhir'
+            ? api.GET('/api/consultations/signed/{consultation_id}/export/fhir', options)
+            : api.GET('/api/consultations/signed/{consultation_id}/export/pdf', options),
+    );
+    return save(result, id, format);
 };
 
 /** A hospital's list of one of its doctors' signed notes, newest first. */

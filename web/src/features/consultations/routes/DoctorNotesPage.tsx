@@ -11,7 +11,13 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Spinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
-import { listSignedNotes, readSignedNote, type SignedNoteDetail, type SignedNoteSummary } from '../api';
+import {
+    downloadSignedExport,
+    listSignedNotes,
+    readSignedNote,
+    type SignedNoteDetail,
+    type SignedNoteSummary,
+} from '../api';
 import { usePatientReferenceText } from '../components/PatientReferenceEditor';
 import { SignedNote } from '../components/SignedNote';
 import { useConsoleName } from '../components/StateBadge';
@@ -33,6 +39,16 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
     const consoleName = useConsoleName();
     const describe = usePatientReferenceText();
     const [opened, setOpened] = useState<Opened | null>(null);
+    const [downloading, setDownloading] = useState<'fhir' | 'pdf' | null>(null);
+    const [downloadError, setDownloadError] = useState<string | null>(null);
+
+    const download = async (format: 'fhir' | 'pdf') => {
+        setDownloading(format);
+        setDownloadError(null);
+        const result = await downloadSignedExport(item.id, format);
+        setDownloading(null);
+        if (!result.ok) setDownloadError(result.message);
+    };
 
     const open = async () => {
         if (opened && opened.state !== 'failed') return;
@@ -63,7 +79,32 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
                     </Alert>
                 )}
                 {opened?.state === 'loaded' && (
-                    <SignedNote consultation={item} entries={opened.note.note.entries} readOnly />
+                    <>
+                        <SignedNote consultation={item} entries={opened.note.note.entries} readOnly />
+                        <div className="cons-actions cons-downloads">
+                            <Button
+                                variant="secondary"
+                                busy={downloading === 'fhir'}
+                                onClick={() => void download('fhir')}
+                                data-testid="signed-download-fhir"
+                            >
+                                {t('Download FHIR')}
+                            </Button>
+                            <Button
+                                variant="secondary"
+                                busy={downloading === 'pdf'}
+                                onClick={() => void download('pdf')}
+                                data-testid="signed-download-pdf"
+                            >
+                                {t('Download PDF')}
+                            </Button>
+                        </div>
+                        {downloadError && (
+                            <Alert kind="error">
+                                <p>{t(downloadError)}</p>
+                            </Alert>
+                        )}
+                    </>
                 )}
             </details>
         </li>
