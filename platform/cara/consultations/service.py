@@ -272,6 +272,12 @@ def list_consultations(
     return ConsultationPage(items=items, nextCursor=next_cursor)
 
 
+def index_for_search(session: Session, consultation_id: uuid.UUID) -> None:
+    """Gather a consultation's search words now, as its lines are stored and when it ends (the live
+    relay calls this in its own transaction), so that a search never has to gather them."""
+    repository.index_consultation(session, consultation_id)
+
+
 def own_consultation(
     session: Session, principal: Principal, consultation_id: object, *, for_update: bool = False
 ) -> Consultation:

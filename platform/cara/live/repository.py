@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select, update
 
+from cara.consultations.service import index_for_search
 from cara.kit.db import restrict_to_tenant_role, tenant_session
 from cara.models import Consultation, TranscriptLine
 from cara.models.base import utcnow
@@ -77,6 +78,8 @@ def store_lines(scope: TenantScope, consultation_id: uuid.UUID, lines: Iterable[
             )
             for line in lines
         )
+        session.flush()
+        index_for_search(session, consultation_id)
         session.commit()
 
 
@@ -88,4 +91,6 @@ def end_consultation(scope: TenantScope, consultation_id: uuid.UUID, reconnects:
             .where(Consultation.id == consultation_id, Consultation.doctor_account_id == scope.account_id)
             .values(ended_at=utcnow(), reconnects=reconnects)
         )
+        # Gathered after the end time is set, so the document is not behind it.
+        index_for_search(session, consultation_id)
         session.commit()

@@ -274,3 +274,36 @@ def test_a_running_consultation_is_searchable_as_lines_arrive(client: Any, docto
     assert found("first") == [cid]
     add_lines(doctor, cid, [("user", "Hey Cara, hydronephrosis on the left")], end=False)
     assert found("hydronephrosis") == [cid]
+
+
+def test_the_live_relay_gathers_search_words_as_it_stores_lines(client: Any, doctor: dict[str, str]) -> None:
+    """Lines stored by the live relay, and its end of the consultation, leave the search document
+    current: a search (or the hourly job) has nothing left to gather."""
+    from cara.auth.principal import tenant_role
+    from cara.consultations import repository
+    from cara.live.repository import TenantScope, end_consultation, store_lines
+    from cara.live.transcript import Line
+    from cara.models.base import utcnow
+
+    cid = start(client, doctor).json()["id"]
+    schema, account = schema_and_account(doctor)
+    scope = TenantScope(schema, tenant_role(schema), account)
+
+    def behind() -> int:
+        with tenant_session(schema) as s:
+            count = repository.refresh_search(s, account)
+            s.rollback()
+            return count
+
+    store_lines(
+        scope, uuid.UUID(cid), [Line(0, "user", "Suspected pheochromocytoma, order metanephrines", utcnow())]
+    )
+    assert behind() == 0
+    with tenant_session(schema) as s:
+        consultation = s.get(Consultation, uuid.UUID(cid))
+        assert consultation is not None and consultation.search is not None
+        assert "pheochromocytoma" in str(consultation.search)
+    store_lines(scope, uuid.UUID(cid), [Line(1, "assistant", "Noted: plasma metanephrines", utcnow())])
+    end_consultation(scope, uuid.UUID(cid), reconnects=0)
+    assert behind() == 0
+    assert [i["id"] for i in listing(client, doctor, q="plasma pheochro").json()["items"]] == [cid]
