@@ -247,7 +247,7 @@ def _gather(session: Session, which: ColumnElement[bool]) -> int:
     )
     result = session.execute(
         update(Consultation)
-        .where(Consultation.id.in_(stale))
+        .where(which)
         .values(
             # Letters and digits only, as the query's words: "KB-20931" is the words kb and 20931.
             search=func.to_tsvector(
