@@ -10,7 +10,16 @@ from fastapi import APIRouter, Body, Query, Request, Response, status
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import DoctorPrincipal, HospitalPrincipal
 from cara.doctors import service
-from cara.doctors.schemas import DoctorCreate, DoctorRemove, DoctorRemoved, DoctorUpdate, HospitalDoctorOut
+from cara.doctors.schemas import (
+    DoctorCreate,
+    DoctorPage,
+    DoctorRemove,
+    DoctorRemoved,
+    DoctorSort,
+    DoctorUpdate,
+    HospitalDoctorOut,
+)
+from cara.kit import listing
 from cara.kit.openapi import error_responses
 from cara.subscriptions import service as subscriptions
 from cara.subscriptions.schemas import HospitalSubscriptionStatus
@@ -50,6 +59,58 @@ def list_doctors(
         headers["Content-Encoding"] = "gzip"
         return Response(encoded.compressed, media_type="application/json", headers=headers)
     return Response(encoded.plain, media_type="application/json", headers=headers)
+
+
+@router.get(
+    "/page",
+    operation_id="doctors_page",
+    tags=["doctors"],
+    response_model=DoctorPage,
+    responses=error_responses(400, 401, 403, 404, 422),
+)
+def list_doctors_page(
+    principal: HospitalPrincipal,
+    session: DbSession,
+    hospital_id: Annotated[
+        str | None, Query(alias="hospitalId", max_length=64, description="the caller's own hospital")
+    ] = None,
+    hospital_created: Annotated[bool | None, Query(alias="isHospitalCreated")] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, description="part of the name, email or licence number")
+    ] = None,
+    specialty: Annotated[str | None, Query(max_length=50)] = None,
+    state: Annotated[str | None, Query(max_length=100, description="state/province, any case")] = None,
+    is_active: Annotated[bool | None, Query(alias="isActive")] = None,
+    sort: Annotated[
+        DoctorSort, Query(description="`name` or `createdAt`; `-` first for descending")
+    ] = "name",
+    cursor: Annotated[
+        str | None, Query(max_length=listing.MAX_CURSOR, description="`nextCursor` of the page before")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE_SIZE)] = service.PAGE_SIZE,
+) -> Response:
+    """The signed-in hospital's doctors a page at a time (keyset: a deep page costs what the first
+    does), with search, filters and order on the server. Rows leave out the profile's lists;
+    `GET /api/doctors` still answers the whole list."""
+    page = service.list_page(
+        session,
+        principal,
+        hospital_id,
+        hospital_created=hospital_created,
+        q=q,
+        specialty=specialty,
+        state=state,
+        active=is_active,
+        sort=sort,
+        cursor=cursor,
+        limit=limit,
+    )
+    # Encoded here (no second validation on the way out); compressed by the app's GZipMiddleware.
+    return Response(
+        page.model_dump_json(by_alias=True),
+        media_type="application/json",
+        headers={"Cache-Control": "private, no-cache"},
+    )
 
 
 @router.post(

@@ -4,9 +4,11 @@ tenant profile in one statement (no query per doctor)."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Row, Select, func, literal, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from cara.models import Account, DoctorProfile
@@ -60,3 +62,73 @@ def list_version(
         query = query.where(DoctorProfile.is_hospital_created.is_(hospital_created))
     count, accounts_changed, profiles_changed = session.execute(query).one()
     return int(count), accounts_changed, profiles_changed
+
+
+@dataclass(frozen=True)
+class PageFilter:
+    hospital_id: uuid.UUID
+    hospital_created: bool | None = None
+    like: str | None = None  # an ILIKE pattern over name, email and licence number
+    specialty: str | None = None
+    state: str | None = None
+    active: bool | None = None
+
+
+# The columns a list row shows, never the profile's lists: a page reads what it sends.
+_ROW = (
+    Account.id,
+    Account.name,
+    Account.email,
+    Account.phone_number,
+    Account.hospital_id,
+    Account.is_active,
+    Account.created_at,
+    DoctorProfile.specialty,
+    DoctorProfile.license_number,
+    DoctorProfile.experience,
+    DoctorProfile.is_hospital_created,
+    DoctorProfile.country,
+    DoctorProfile.state,
+)
+SORT_COLUMNS = {"name": Account.name, "createdAt": Account.created_at}
+
+
+def page_for_hospital(
+    session: Session,
+    where: PageFilter,
+    *,
+    sort: str,
+    descending: bool,
+    after: tuple[Any, uuid.UUID] | None,
+    limit: int,
+) -> list[Row[Any]]:
+    """A page of the hospital's doctors in (sort key, id) order, keyset-paged: the walk starts at
+    `after` on the (hospital_id, key, id) index, so a deep page costs what the first does."""
+    key = SORT_COLUMNS[sort]
+    query = (
+        select(*_ROW)
+        .join(DoctorProfile, DoctorProfile.account_id == Account.id)
+        .where(Account.hospital_id == where.hospital_id, Account.role == "doctor")
+    )
+    if where.hospital_created is not None:
+        query = query.where(DoctorProfile.is_hospital_created.is_(where.hospital_created))
+    if where.like is not None:
+        query = query.where(
+            or_(
+                Account.name.ilike(where.like),
+                Account.email.ilike(where.like),
+                DoctorProfile.license_number.ilike(where.like),
+            )
+        )
+    if where.specialty is not None:
+        query = query.where(DoctorProfile.specialty == where.specialty)
+    if where.state is not None:
+        query = query.where(func.lower(DoctorProfile.state) == where.state.lower())
+    if where.active is not None:
+        query = query.where(Account.is_active.is_(where.active))
+    if after is not None:
+        position = tuple_(key, Account.id)
+        bound = tuple_(literal(after[0], key.type), literal(after[1], Account.id.type))
+        query = query.where(position < bound if descending else position > bound)
+    order = (key.desc(), Account.id.desc()) if descending else (key, Account.id)
+    return list(session.execute(query.order_by(*order).limit(limit)).all())

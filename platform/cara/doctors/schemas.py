@@ -138,9 +138,7 @@ class DoctorRemove(RequestBody):
     hospitalId: str | None = Field(default=None, max_length=64)
 
 
-class HospitalDoctorOut(BaseModel):
-    """A doctor as the hospital's screens show it."""
-
+class _DoctorFacts(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     id: str = Field(serialization_alias="_id", validation_alias="_id")
@@ -155,12 +153,35 @@ class HospitalDoctorOut(BaseModel):
     isHospitalCreated: bool
     country: str
     state: str
+
+
+class HospitalDoctorOut(_DoctorFacts):
+    """A doctor as the hospital's screens show it."""
+
     education: list[Any]
     certifications: list[Any]
     workHistory: list[Any]
     availability: list[Any]
     role: Literal["doctor"] = "doctor"
     createdAt: datetime
+
+
+class DoctorListItem(_DoctorFacts):
+    """A row of the paged doctor list: the doctor's details without the profile's lists
+    (education, certifications, work history, availability), so a page of 50 stays small."""
+
+    role: Literal["doctor"] = "doctor"
+    createdAt: datetime
+
+
+DoctorSort = Literal["name", "-name", "createdAt", "-createdAt"]
+
+
+class DoctorPage(BaseModel):
+    """One page of a hospital's doctors; `nextCursor` asks for the next (null on the last)."""
+
+    items: list[DoctorListItem]
+    nextCursor: str | None = None
 
 
 class DoctorRemoved(BaseModel):

@@ -10,6 +10,7 @@ Services never commit; each change writes an entry to the tenant's audit log.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -21,8 +22,17 @@ from cara.auth.principal import Principal
 from cara.auth.service import EMAIL_TAKEN, email_taken
 from cara.billing.seats import require_doctor_seat, start_trial
 from cara.doctors import list_cache, repository
-from cara.doctors.schemas import DOCTOR_FORMS, DoctorCreate, DoctorUpdate, HospitalDoctorOut, NewDoctor
+from cara.doctors.schemas import (
+    DOCTOR_FORMS,
+    DoctorCreate,
+    DoctorListItem,
+    DoctorPage,
+    DoctorUpdate,
+    HospitalDoctorOut,
+    NewDoctor,
+)
 from cara.doctors.specialties import DEFAULT_SPECIALTY
+from cara.kit import listing
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from cara.kit.validation import ChangeSet, normalise_email
 from cara.models import Account, DoctorProfile
@@ -174,6 +184,88 @@ def list_doctors(
         return [doctor_out(account, profile) for account, profile in rows]
 
     return list_cache.LISTS.get_or_build(key, build)
+
+
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+
+
+def _cursor_of(sort: str, row: Any) -> str:
+    key = row.name if sort.lstrip("-") == "name" else row.created_at.isoformat()
+    return listing.encode_cursor(sort, key, str(row.id))
+
+
+def _after(sort: str, cursor: str) -> tuple[Any, uuid.UUID]:
+    """The position a cursor holds; a cursor of another order (or garbled) is a 400."""
+    cursor_sort, key, ident = listing.decode_cursor(cursor, 3)
+    if cursor_sort != sort:
+        raise BadRequest(listing.BAD_CURSOR, fields={"cursor": "Invalid cursor"})
+    try:
+        position: Any = key
+        if sort.lstrip("-") == "createdAt":
+            position = datetime.fromisoformat(key)
+            if position.tzinfo is None:
+                raise ValueError("naive time")
+        return position, uuid.UUID(ident)
+    except ValueError as exc:
+        raise BadRequest(listing.BAD_CURSOR, fields={"cursor": "Invalid cursor"}) from exc
+
+
+def list_page(
+    session: Session,
+    principal: Principal,
+    hospital_id: str | None,
+    *,
+    hospital_created: bool | None = None,
+    q: str | None = None,
+    specialty: str | None = None,
+    state: str | None = None,
+    active: bool | None = None,
+    sort: str = "name",
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> DoctorPage:
+    """A page of the hospital's doctors: searched (name, email, licence number), filtered by
+    specialty, state/province and status, by name or by date added, either way."""
+    own = own_hospital(principal, hospital_id)
+    text = (q or "").strip()
+    where = repository.PageFilter(
+        hospital_id=own,
+        hospital_created=hospital_created,
+        like=listing.like_pattern(text) if text else None,
+        specialty=(specialty or "").strip() or None,
+        state=(state or "").strip() or None,
+        active=active,
+    )
+    rows = repository.page_for_hospital(
+        session,
+        where,
+        sort=sort.lstrip("-"),
+        descending=sort.startswith("-"),
+        after=_after(sort, cursor) if cursor else None,
+        limit=limit + 1,
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [
+        DoctorListItem(
+            id=str(row.id),
+            name=row.name,
+            email=row.email,
+            phoneNumber=row.phone_number,
+            specialty=row.specialty,
+            licenseNumber=row.license_number,
+            experience=row.experience,
+            hospitalId=str(row.hospital_id),
+            isActive=row.is_active,
+            isHospitalCreated=row.is_hospital_created,
+            country=row.country,
+            state=row.state,
+            createdAt=row.created_at,
+        )
+        for row in rows
+    ]
+    return DoctorPage(items=items, nextCursor=_cursor_of(sort, rows[-1]) if more else None)
 
 
 def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> HospitalDoctorOut:

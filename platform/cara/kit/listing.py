@@ -1,8 +1,11 @@
-"""react-admin's REST list conventions: `sort`, `range`, `filter` as JSON query
-parameters in, the total in a `Content-Range` header out."""
+"""Lists: react-admin's REST conventions (`sort`, `range`, `filter` as JSON query
+parameters in, the total in a `Content-Range` header out), and opaque keyset cursors
+for the lists a screen pages through (the app's GZipMiddleware compresses the answers)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,3 +103,34 @@ def bool_filter(filters: dict[str, Any], key: str) -> bool | None:
     if not isinstance(value, bool):
         raise BadRequest(f"filter.{key} must be true or false.", fields={"filter": "Invalid filter"})
     return value
+
+
+# ---------------------------------------------------------------- keyset pages (lists a screen pages through)
+
+BAD_CURSOR = "The cursor does not belong to this list; ask for the first page again."
+MAX_CURSOR = 400
+
+
+def encode_cursor(*values: str) -> str:
+    """An opaque cursor: the position after the last row of a page (its sort key and id)."""
+    raw = json.dumps(list(values), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, size: int) -> list[str]:
+    """The `size` values `encode_cursor` put in; anything else is a 400 naming the cursor."""
+    try:
+        if len(cursor) > MAX_CURSOR:
+            raise ValueError("too long")
+        values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(BAD_CURSOR, fields={"cursor": "Invalid cursor"}) from exc
+    if not (isinstance(values, list) and len(values) == size and all(isinstance(v, str) for v in values)):
+        raise BadRequest(BAD_CURSOR, fields={"cursor": "Invalid cursor"})
+    return values
+
+
+def like_pattern(text: str) -> str:
+    """`%text%` for ILIKE with the user's own `%`, `_` and `\\` taken literally."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"

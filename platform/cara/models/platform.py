@@ -82,7 +82,12 @@ class Account(PlatformBase):
     """A sign-in identity. Email is unique platform-wide (stored lower-cased)."""
 
     __tablename__ = "accounts"
-    __table_args__ = (CheckConstraint(f"role IN {ROLES}", name="role"),)
+    __table_args__ = (
+        CheckConstraint(f"role IN {ROLES}", name="role"),
+        # A hospital's doctor list, a page at a time in either order (keyset on (key, id)).
+        Index("ix_accounts_hospital_name", "hospital_id", "name", "id"),
+        Index("ix_accounts_hospital_created", "hospital_id", "created_at", "id"),
+    )
 
     id: Mapped[uuid.UUID] = uuid_pk()
     email: Mapped[str] = mapped_column(String(254), unique=True, nullable=False)

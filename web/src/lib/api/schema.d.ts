@@ -753,6 +753,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/doctors/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Doctors Page
+         * @description The signed-in hospital's doctors a page at a time (keyset: a deep page costs what the first
+         *     does), with search, filters and order on the server. Rows leave out the profile's lists;
+         *     `GET /api/doctors` still answers the whole list.
+         */
+        get: operations["doctors_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doctors/{doctor_id}": {
         parameters: {
             query?: never;
@@ -872,6 +894,112 @@ export interface paths {
          * @description Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
          */
         post: operations["radiotherapy_chat_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Recordings
+         * @description The doctor's latest recordings with their state, newest first.
+         */
+        get: operations["recordings_list"];
+        put?: never;
+        /**
+         * Create Recording
+         * @description Start the upload of a recording made after the consent step (checked as for a live start).
+         *     The same `clientId` again returns the upload already made (200), so a retried call is safe.
+         */
+        post: operations["recordings_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recordings/{recording_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Recording
+         * @description State and received bytes (the offset to resume from).
+         */
+        get: operations["recordings_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recordings/{recording_id}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put Chunk
+         * @description Bytes of the recording at `offset` (at most `chunkBytes`). Bytes already received are
+         *     acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`.
+         */
+        put: operations["recordings_chunk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recordings/{recording_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete Recording
+         * @description Every byte was sent: the worker transcribes it and drafts the note (state `processing`).
+         */
+        post: operations["recordings_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recordings/{recording_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry Recording
+         * @description Process a failed recording again (its audio was kept).
+         */
+        post: operations["recordings_retry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1325,6 +1453,13 @@ export interface components {
             note: components["schemas"]["NoteOut"] | null;
             patientReference: components["schemas"]["PatientReference"] | null;
             /**
+             * Source
+             * @description live: with the assistant; recorded: recorded offline, processed later
+             * @default live
+             * @enum {string}
+             */
+            source: "live" | "recorded";
+            /**
              * Startedat
              * Format: date-time
              */
@@ -1354,6 +1489,13 @@ export interface components {
             /** Linecount */
             lineCount: number;
             patientReference: components["schemas"]["PatientReference"] | null;
+            /**
+             * Source
+             * @description live: with the assistant; recorded: recorded offline, processed later
+             * @default live
+             * @enum {string}
+             */
+            source: "live" | "recorded";
             /**
              * Startedat
              * Format: date-time
@@ -1457,6 +1599,48 @@ export interface components {
              */
             message?: string | null;
         };
+        /**
+         * DoctorListItem
+         * @description A row of the paged doctor list: the doctor's details without the profile's lists
+         *     (education, certifications, work history, availability), so a page of 50 stays small.
+         */
+        DoctorListItem: {
+            /** Id */
+            _id: string;
+            /** Country */
+            country: string;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Email */
+            email: string;
+            /** Experience */
+            experience: number;
+            /** Hospitalid */
+            hospitalId: string;
+            /** Isactive */
+            isActive: boolean;
+            /** Ishospitalcreated */
+            isHospitalCreated: boolean;
+            /** Licensenumber */
+            licenseNumber: string;
+            /** Name */
+            name: string;
+            /** Phonenumber */
+            phoneNumber: string;
+            /**
+             * Role
+             * @default doctor
+             * @constant
+             */
+            role: "doctor";
+            /** Specialty */
+            specialty: string;
+            /** State */
+            state: string;
+        };
         /** DoctorOut */
         DoctorOut: {
             /**
@@ -1480,6 +1664,16 @@ export interface components {
             name: string;
             /** Specialization */
             specialization: string | null;
+        };
+        /**
+         * DoctorPage
+         * @description One page of a hospital's doctors; `nextCursor` asks for the next (null on the last).
+         */
+        DoctorPage: {
+            /** Items */
+            items: components["schemas"]["DoctorListItem"][];
+            /** Nextcursor */
+            nextCursor?: string | null;
         };
         /** DoctorRemove */
         DoctorRemove: {
@@ -1987,6 +2181,105 @@ export interface components {
              */
             retentionDays: number;
         };
+        /** RecordingComplete */
+        RecordingComplete: {
+            /** Durationms */
+            durationMs?: number | null;
+            /**
+             * Totalbytes
+             * @description the recording's size: every byte must have been received
+             */
+            totalBytes: number;
+        };
+        /**
+         * RecordingCreate
+         * @description A recording made in the browser (while offline, or by choice), about to be uploaded.
+         */
+        RecordingCreate: {
+            /**
+             * Clientid
+             * Format: uuid
+             * @description the browser's id of the capture: creating it again returns the same upload
+             */
+            clientId: string;
+            /**
+             * Consent
+             * @description the doctor confirmed the patient's consent before recording
+             */
+            consent: boolean;
+            /** Console */
+            console: string;
+            /** Durationms */
+            durationMs?: number | null;
+            /**
+             * Mimetype
+             * @description audio/webm or audio/ogg (Opus)
+             */
+            mimeType: string;
+            /**
+             * Recordedat
+             * Format: date-time
+             * @description when the recording started
+             */
+            recordedAt: string;
+        };
+        /** RecordingList */
+        RecordingList: {
+            /** Items */
+            items: components["schemas"]["RecordingOut"][];
+        };
+        /** RecordingOut */
+        RecordingOut: {
+            /**
+             * Chunkbytes
+             * @description the largest chunk accepted
+             */
+            chunkBytes: number;
+            /**
+             * Clientid
+             * Format: uuid
+             */
+            clientId: string;
+            /** Console */
+            console: string;
+            /** Consultationid */
+            consultationId: string | null;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Durationms */
+            durationMs: number | null;
+            /** Error */
+            error: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Maxbytes
+             * @description the largest recording accepted
+             */
+            maxBytes: number;
+            /**
+             * Receivedbytes
+             * @description the next chunk's offset
+             */
+            receivedBytes: number;
+            /**
+             * Recordedat
+             * Format: date-time
+             */
+            recordedAt: string;
+            /**
+             * State
+             * @description receiving chunks; processing on the worker; done (see consultationId); failed (retry)
+             * @enum {string}
+             */
+            state: "receiving" | "processing" | "done" | "failed";
+        };
         /** ResetPasswordRequest */
         ResetPasswordRequest: {
             /** Password */
@@ -2272,10 +2565,10 @@ export interface components {
             seq: number;
             /**
              * Speaker
-             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool
+             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool; patient: anyone else in a consultation recorded offline
              * @enum {string}
              */
-            speaker: "user" | "assistant" | "tool";
+            speaker: "user" | "assistant" | "tool" | "patient";
             /**
              * Spokenat
              * Format: date-time
@@ -2995,6 +3288,15 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationOut"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -3015,6 +3317,15 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3214,6 +3525,15 @@ export interface operations {
                     "application/json": components["schemas"]["CertificateFileOut"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -3292,6 +3612,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileUpdated"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -3321,6 +3650,15 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3363,6 +3701,15 @@ export interface operations {
             };
             /** @description Malformed request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3432,6 +3779,15 @@ export interface operations {
             };
             /** @description Signed in but not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3512,6 +3868,15 @@ export interface operations {
             };
             /** @description Malformed request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3938,6 +4303,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
                 headers: {
@@ -4314,6 +4688,15 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4719,6 +5102,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
                 headers: {
@@ -4850,6 +5242,15 @@ export interface operations {
                     "application/json": components["schemas"]["HospitalDoctorOut"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -4879,6 +5280,95 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    doctors_page: {
+        parameters: {
+            query?: {
+                /** @description the caller's own hospital */
+                hospitalId?: string | null;
+                isHospitalCreated?: boolean | null;
+                /** @description part of the name, email or licence number */
+                q?: string | null;
+                specialty?: string | null;
+                /** @description state/province, any case */
+                state?: string | null;
+                isActive?: boolean | null;
+                /** @description `name` or `createdAt`; `-` first for descending */
+                sort?: "name" | "-name" | "createdAt" | "-createdAt";
+                /** @description `nextCursor` of the page before */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoctorPage"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4966,6 +5456,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
                 headers: {
@@ -5001,6 +5500,15 @@ export interface operations {
                     "application/json": components["schemas"]["DoctorRemoved"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -5021,6 +5529,15 @@ export interface operations {
             };
             /** @description Not found (or not yours) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5260,6 +5777,437 @@ export interface operations {
             };
         };
     };
+    recordings_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingList"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    recordings_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    recordings_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                recording_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    recordings_chunk: {
+        parameters: {
+            query: {
+                /** @description where these bytes start in the recording */
+                offset: number;
+            };
+            header?: never;
+            path: {
+                recording_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    recordings_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                recording_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingComplete"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    recordings_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                recording_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     stripe_verify: {
         parameters: {
             query?: never;
@@ -5324,6 +6272,15 @@ export interface operations {
             };
             /** @description Malformed request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5422,6 +6379,15 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentSubscription"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -5451,6 +6417,15 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5500,6 +6475,15 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutOut"];
                 };
             };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {
@@ -5529,6 +6513,15 @@ export interface operations {
             };
             /** @description Conflicts with existing data */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
