@@ -111,9 +111,10 @@ def provider_close_codes(double: subprocess.Popen[str]) -> Counter[str]:
 
 
 @contextlib.contextmanager
-def served_by_cara_serve() -> Iterator[None]:
+def served_by_cara_serve(workers: int = 1) -> Iterator[None]:
     """_common's ApiServer starts `uvicorn cara.main:app`; start `python -m cara.serve` instead (what
-    deployments run: its shutdown drains the relay), on the same port, environment and log file."""
+    deployments run: its shutdown drains the relay), on the same port, environment and log file,
+    with `workers` server processes (WEB_CONCURRENCY)."""
     from cara_devstack import embedded
 
     original = embedded.spawn
@@ -122,6 +123,7 @@ def served_by_cara_serve() -> Iterator[None]:
         if "cara.main:app" in argv:
             port = argv[argv.index("--port") + 1]
             argv = [sys.executable, "-m", "cara.serve", "--host", "127.0.0.1", "--port", port]
+            argv += ["--workers", str(workers)]
         return original(argv, **options)
 
     with mock.patch.object(embedded, "spawn", spawn):
@@ -322,13 +324,18 @@ def stored_consultations() -> Stored:
 
 
 def drained_entry(api: ApiServer) -> dict[str, Any] | None:
-    """The server's own 'live consultations drained' log entry (count ended, left open)."""
+    """The server's own 'live consultations drained' log entries (count ended, left open), summed
+    over its processes."""
+    found: dict[str, Any] | None = None
     for line in api.log_path.read_text(errors="replace").splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
             if isinstance(entry, dict) and entry.get("msg") == "live consultations drained":
-                return entry
-    return None
+                found = found or {"count": 0, "left": 0, "processes": 0}
+                found["count"] += int(entry.get("count") or 0)
+                found["left"] += int(entry.get("left") or 0)
+                found["processes"] += 1
+    return found
 
 
 def report(summary: Summary, outcome: Outcome, stored: Stored, api: ApiServer, codes: Counter[str]) -> None:
@@ -387,7 +394,11 @@ def report(summary: Summary, outcome: Outcome, stored: Stored, api: ApiServer, c
         summary.add("SIGTERM -> API process exited", "did not exit in time", "", False)
     entry = drained_entry(api)
     if entry is not None:
-        summary.add("server log: drained / left open", f"{entry.get('count')} / {entry.get('left')}", "/ 0")
+        summary.add(
+            "server log: drained / left open",
+            f"{entry['count']} / {entry['left']} ({entry['processes']} process(es))",
+            "/ 0",
+        )
 
     summary.add(
         "consultation rows with ended_at",
@@ -434,6 +445,9 @@ def main() -> int:
         "--talk", type=float, default=4.0, help="seconds of audio and transcript before SIGTERM"
     )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="CARA_DRAIN_SECONDS of the API")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="server processes of cara.serve (WEB_CONCURRENCY)"
+    )
     parser.add_argument("--serve-double", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--tls-dir", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -442,7 +456,7 @@ def main() -> int:
         return 0
 
     summary = Summary()
-    with gemini_double(__file__, commands=True) as double, served_by_cara_serve():
+    with gemini_double(__file__, commands=True) as double, served_by_cara_serve(args.workers):
 
         def body(api: ApiServer) -> None:
             log(f"creating {args.sessions} doctors")
@@ -454,7 +468,8 @@ def main() -> int:
         env = {**double.settings, "CARA_DRAIN_SECONDS": str(args.drain_seconds)}
         return run_bench(
             f"{args.sessions} live consultations, {CHUNKS_PER_SECOND} chunks/s each way and a transcript"
-            f" line a second, SIGTERM after {args.talk:.0f} s; CARA_DRAIN_SECONDS={args.drain_seconds:g}",
+            f" line a second, SIGTERM after {args.talk:.0f} s; CARA_DRAIN_SECONDS={args.drain_seconds:g};"
+            f" {args.workers} server process(es)",
             summary,
             body,
             env=env,
