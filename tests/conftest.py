@@ -167,7 +167,8 @@ def _reset_database() -> None:
                 "TRUNCATE independent.doctors, independent.audit_events,"
                 " independent.consultations, independent.transcript_lines,"
                 " independent.consultation_drafts, independent.consultation_notes,"
-                " independent.consultation_note_entries, independent.record_settings"
+                " independent.consultation_note_entries, independent.record_settings,"
+                " independent.recording_uploads, independent.recording_parts"
             )
         )
         conn.execute(

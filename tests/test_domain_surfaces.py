@@ -37,6 +37,7 @@ DOMAINS = frozenset(
         "notifications",
         "plans",
         "profiles",
+        "recordings",
         "registration",
         "subscriptions",
         "summaries",

@@ -16,6 +16,7 @@ from workers.actors import (  # noqa: F401  (declares the actors)
     consultations,
     mail,
     maintenance,
+    recordings,
     summaries,
 )
 from workers.broker import broker

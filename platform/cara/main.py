@@ -28,6 +28,7 @@ from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
 from cara.profiles.certificates import CERTIFICATE_UPLOAD_PATH, MAX_CERTIFICATE_BYTES
 from cara.profiles.endpoints import router as profiles_router
+from cara.recordings.endpoints import router as recordings_router
 from cara.registration.endpoints import router as registration_router
 from workers import sender as job_sender
 
@@ -58,6 +59,7 @@ def create_app() -> FastAPI:
     api.include_router(consultations_router)
     api.include_router(doctors_router)
     api.include_router(profiles_router)
+    api.include_router(recordings_router)
     app.include_router(api)
     if settings.api_docs_enabled:
         mount_api_docs(app)

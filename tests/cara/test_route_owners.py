@@ -28,6 +28,7 @@ OWNERS = {
     "/api/health": "cara.health",
     "/api/live": "cara.live",
     "/api/radiotherapy-chat": "cara.chat",
+    "/api/recordings": "cara.recordings",
     "/api/stripe": "cara.billing",
     "/api/subscription": "cara.billing",
     "/api/summarize": "cara.summaries",

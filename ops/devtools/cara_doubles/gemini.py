@@ -17,7 +17,9 @@ What it speaks (see ../shared/design/live-protocol.md):
   interrupted, turnComplete), `toolCall`, `goAway`, `sessionResumptionUpdate`.
   Protocol mistakes are answered like the service does: a close frame with
   code 1007 and a reason.
-* HTTP `POST /<version>/models/<model>:generateContent`.
+* HTTP `POST /<version>/models/<model>:generateContent`. A request with inline audio (a recording
+  to transcribe) is answered by `transcribe`: by default a fixed script, one line per 5 s of audio
+  (`default_transcribe`), not speech recognition.
 
 Tests script it: `GeminiDouble().start()`, then `double.session(0)` gives the
 upstream connection the relay opened, whose `setup` and received messages can
@@ -278,6 +280,69 @@ class GenerateRequest:
         ]
         return "\n".join(t for t in texts if t)
 
+    @property
+    def audio(self) -> list[tuple[str, bytes]]:
+        """The inline audio parts of the request: (MIME type, bytes)."""
+        return [
+            (
+                str(part["inlineData"].get("mimeType", "")),
+                decode_base64(str(part["inlineData"].get("data", ""))),
+            )
+            for content in self.body.get("contents") or []
+            for part in content.get("parts") or []
+            if isinstance(part, dict)
+            and isinstance(part.get("inlineData"), dict)
+            and str(part["inlineData"].get("mimeType", "")).startswith("audio/")
+        ]
+
+
+# What the double 'hears' in a recording: a fixed script, one line per 5 s of audio. Deterministic,
+# so tests know the transcript; not speech recognition.
+DOUBLE_SCRIPT = (
+    ("clinician", "Good morning, what brings you in today?"),
+    ("patient", "I have had a dry cough and a mild fever for two weeks."),
+    ("clinician", "Any chest pain or shortness of breath?"),
+    ("patient", "Only when I climb the stairs."),
+    ("clinician", "I will listen to your chest and we will get a chest X-ray."),
+    ("patient", "Thank you, doctor."),
+)
+SECONDS_PER_LINE = 5.0
+
+
+def audio_seconds(data: bytes) -> float:
+    """The length of encoded audio, decoded with PyAV (in the development venv)."""
+    import io
+
+    import av
+
+    samples = rate = 0
+    try:
+        with av.open(io.BytesIO(data), mode="r") as container:
+            for frame in container.decode(audio=0):
+                samples += frame.samples
+                rate = frame.sample_rate or rate
+    except (av.FFmpegError, ValueError):
+        return 0.0
+    return samples / rate if rate else 0.0
+
+
+def default_transcribe(request: GenerateRequest) -> str:
+    """The double's transcript of the request's audio, as the JSON the recordings worker asks for:
+    the first line says how long the audio was, then the script, a line per 5 s."""
+    seconds = sum(audio_seconds(data) for _, data in request.audio)
+    count = max(1, int(seconds // SECONDS_PER_LINE))
+    lines: list[Json] = [
+        {
+            "speaker": "clinician",
+            "startSeconds": 0.0,
+            "text": f"[Gemini double] Recording of {round(seconds)} seconds transcribed.",
+        }
+    ]
+    for i in range(1, count):
+        speaker, text = DOUBLE_SCRIPT[(i - 1) % len(DOUBLE_SCRIPT)]
+        lines.append({"speaker": speaker, "startSeconds": i * SECONDS_PER_LINE, "text": text})
+    return json.dumps({"lines": lines})
+
 
 def default_generate(request: GenerateRequest) -> str:
     """A deterministic answer that shows what was asked (no model behind it)."""
@@ -323,6 +388,8 @@ class GeminiDouble:
     port: int = 0
     # generateContent: the answer text for a request, and an optional delay.
     generate: Callable[[GenerateRequest], str] = default_generate
+    # generateContent with inline audio (a recording to transcribe): the answer text.
+    transcribe: Callable[[GenerateRequest], str] = default_transcribe
     generate_delay_seconds: float = 0.0
     # Refuse resumption handles (as after their ~2 h validity) with this close.
     reject_resumption: bool = False
@@ -422,6 +489,7 @@ class GeminiDouble:
             self._generate_errors.clear()
         self.behaviour = LiveBehaviour()
         self.generate = default_generate
+        self.transcribe = default_transcribe
         self.generate_delay_seconds = 0.0
         self.reject_resumption = False
 
@@ -560,7 +628,8 @@ class GeminiDouble:
             status, code, text = failure
             await _json_response(send, status, error_body(status, code, text))
             return
-        await _json_response(send, 200, generate_response(self.generate(request), request.model))
+        answer = self.transcribe if request.audio else self.generate
+        await _json_response(send, 200, generate_response(answer(request), request.model))
 
 
 async def _json_response(send: Send, status: int, body: Json) -> None:

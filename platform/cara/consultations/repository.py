@@ -388,3 +388,8 @@ def save_settings(session: Session, row: RecordSettings) -> RecordSettings:
     session.add(row)
     session.flush()
     return row
+
+
+def add_lines(session: Session, lines: Sequence[TranscriptLine]) -> None:
+    session.add_all(lines)
+    session.flush()

@@ -52,6 +52,9 @@ class ConsultationOut(BaseModel):
     lineCount: int
     patientReference: PatientReference | None
     consent: ConsentOut
+    source: Literal["live", "recorded"] = Field(
+        default="live", description="live: with the assistant; recorded: recorded offline, processed later"
+    )
 
 
 class ConsultationPage(BaseModel):
@@ -71,8 +74,9 @@ class ConsultationChange(RequestBody):
 class TranscriptLineOut(BaseModel):
     id: int
     seq: int
-    speaker: Literal["user", "assistant", "tool"] = Field(
-        description="user: the clinician; assistant: Cara; tool: the dose-constraint tool"
+    speaker: Literal["user", "assistant", "tool", "patient"] = Field(
+        description="user: the clinician; assistant: Cara; tool: the dose-constraint tool; "
+        "patient: anyone else in a consultation recorded offline"
     )
     text: str
     spokenAt: datetime

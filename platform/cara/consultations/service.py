@@ -56,6 +56,7 @@ from cara.models import (
     ConsultationNote,
     ConsultationNoteEntry,
     RecordSettings,
+    TranscriptLine,
 )
 from cara.models.base import utcnow
 from cara.subscriptions.service import grants_clinical_access
@@ -199,6 +200,7 @@ def consultation_out(consultation: Consultation, line_count: int = 0) -> Consult
             givenBy=consultation.consent_by_account_id,
             givenAt=consultation.consent_at,
         ),
+        source=consultation.source or "live",  # type: ignore[arg-type]
     )
 
 
@@ -967,3 +969,80 @@ def apply_retention(schema: str, now: datetime | None = None) -> int:
             )
         session.commit()
         return len(expired)
+
+
+# ------------------------------------------------------------------ consultations recorded offline
+
+
+@dataclass(frozen=True)
+class RecordedLine:
+    """A line of a recording's transcript: `user` (the clinician) or `patient` (anyone else)."""
+
+    speaker: str
+    text: str
+    offset_seconds: float
+
+
+def recording_consent(session: Session, principal: Principal, console: str, consent: bool) -> tuple[str, str]:
+    """The checks of `start_consultation` for a consultation recorded in the browser while offline
+    (clinical access, a known console, consent where mandatory): the console and the consent basis."""
+    _may_start(session, principal)
+    name = console.strip().lower()
+    if name not in CONSOLES:
+        raise ValidationFailed({"console": UNKNOWN_CONSOLE})
+    if not consent and policy(session, principal).consent_mandatory:
+        raise ValidationFailed({"consent": CONSENT_REQUIRED}, message=CONSENT_REQUIRED)
+    return name, "doctor_confirmed" if consent else "tenant_policy"
+
+
+def add_recorded(
+    session: Session,
+    *,
+    doctor_id: uuid.UUID,
+    console: str,
+    consent_basis: str,
+    consent_at: datetime,
+    started_at: datetime,
+    duration_seconds: float,
+    model: str,
+    lines: list[RecordedLine],
+) -> uuid.UUID:
+    """A consultation made from a recording (on the worker, in the caller's tenant session, not
+    committed): ended, with its transcript lines, marked as recorded offline."""
+    consultation = repository.add_consultation(
+        session,
+        Consultation(
+            doctor_account_id=doctor_id,
+            console=console,
+            model=model,
+            started_at=started_at,
+            ended_at=started_at + timedelta(seconds=max(0.0, duration_seconds)),
+            consent_basis=consent_basis,
+            consent_by_account_id=doctor_id if consent_basis == "doctor_confirmed" else None,
+            consent_at=consent_at,
+            state="in_progress",
+            source="recorded",
+        ),
+    )
+    repository.add_lines(
+        session,
+        [
+            TranscriptLine(
+                consultation_id=consultation.id,
+                seq=seq,
+                speaker=line.speaker,
+                text=line.text,
+                spoken_at=started_at + timedelta(seconds=max(0.0, line.offset_seconds)),
+            )
+            for seq, line in enumerate(lines)
+        ],
+    )
+    record_tenant(
+        session,
+        action="consultation.recorded",
+        actor_id=doctor_id,
+        target_type="consultation",
+        target_id=consultation.id,
+        detail={"basis": consent_basis, "console": console, "lines": len(lines)},
+    )
+    return consultation.id

@@ -109,7 +109,10 @@ class CertificateFile(TenantBase):
     created_at: Mapped[datetime] = created_at()
 
 
-SPEAKERS = ("user", "assistant", "tool")
+# "patient": anyone but the clinician in a consultation recorded offline (there Cara is not in the room).
+SPEAKERS = ("user", "assistant", "tool", "patient")
+# Where a consultation's transcript came from: the live relay, or a recording processed later.
+CONSULTATION_SOURCES = ("live", "recorded")
 CONSULTATION_STATES = ("in_progress", "draft", "signed")
 CONSENT_BASES = ("doctor_confirmed", "tenant_policy")
 DRAFT_KINDS = ("summary", "report")
@@ -130,6 +133,7 @@ class Consultation(TenantBase):
         Index("ix_consultations_doctor_started", "doctor_account_id", "started_at", "id"),
         CheckConstraint(f"state IN {CONSULTATION_STATES}", name="state"),
         CheckConstraint(f"consent_basis IN {CONSENT_BASES}", name="consent_basis"),
+        CheckConstraint(f"source IN {CONSULTATION_SOURCES}", name="source"),
         # Text search over title, patient reference and transcript (cara.consultations).
         Index("ix_consultations_search", "search", postgresql_using="gin"),
         # The consultations whose search document is behind: refreshed before a search.
@@ -166,6 +170,7 @@ class Consultation(TenantBase):
     # Deferred: a consultation's document can be large, and only the search's WHERE reads it.
     search: Mapped[str | None] = mapped_column(TSVECTOR, deferred=True)
     search_indexed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(String(16), nullable=False, default="live", server_default="live")
 
 
 class TranscriptLine(TenantBase):
@@ -272,3 +277,56 @@ class RecordSettings(TenantBase):
     consent_mandatory: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     retention_days: Mapped[int] = mapped_column(Integer, nullable=False, default=30)
     updated_at: Mapped[datetime] = updated_at()
+
+
+# ---------------------------------------------------------------- recordings processed later
+
+RECORDING_STATES = ("receiving", "processing", "done", "failed")
+
+
+class RecordingUpload(TenantBase):
+    """A consultation recorded in the browser while offline, uploaded in chunks (cara.recordings).
+
+    Its audio waits in `recording_parts` until the worker has made a consultation of it, and is
+    deleted then: raw audio is never kept once processed.
+    """
+
+    __tablename__ = "recording_uploads"
+    __table_args__ = (
+        CheckConstraint(f"state IN {RECORDING_STATES}", name="state"),
+        # The browser names its capture: creating the same upload twice gives the first back.
+        UniqueConstraint("doctor_account_id", "client_id", name="uq_recording_uploads_doctor_client"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    doctor_account_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
+    )
+    client_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False)
+    console: Mapped[str] = mapped_column(String(50), nullable=False)
+    consent_basis: Mapped[str] = mapped_column(String(32), nullable=False)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    mime_type: Mapped[str] = mapped_column(String(100), nullable=False)
+    received_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="receiving")
+    # Set once the worker made the consultation (a retry after a failed draft does not make another).
+    consultation_id: Mapped[uuid.UUID | None] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="SET NULL")
+    )
+    error: Mapped[str | None] = mapped_column(String(300))
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class RecordingPart(TenantBase):
+    """One received chunk of a recording, at its byte offset in the recording."""
+
+    __tablename__ = "recording_parts"
+
+    upload_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("recording_uploads.id", ondelete="CASCADE"), primary_key=True
+    )
+    offset: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)

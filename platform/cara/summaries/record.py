@@ -19,7 +19,7 @@ from cara.consultations.service import RADIOLOGY_CONSOLE, SourceLine, render_rad
 SUMMARY_PROMPT_VERSION = "record-summary-v1"
 REPORT_PROMPT_VERSION = "record-report-v1"
 RADIOLOGY_PROMPT_VERSION = "record-radiology-v1"
-SPEAKERS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}
+SPEAKERS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool", "patient": "Patient"}
 
 _SENTENCE = {
     "type": "object",

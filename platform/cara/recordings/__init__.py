@@ -1,0 +1,1 @@
+"""Consultations recorded offline in the browser and processed later (/api/recordings)."""

@@ -1,0 +1,68 @@
+"""Every query of the recordings domain."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from cara.models import RecordingPart, RecordingUpload
+
+
+def add_upload(session: Session, upload: RecordingUpload) -> RecordingUpload:
+    session.add(upload)
+    session.flush()
+    return upload
+
+
+def by_client_id(session: Session, doctor_id: uuid.UUID, client_id: uuid.UUID) -> RecordingUpload | None:
+    return session.scalar(
+        select(RecordingUpload).where(
+            RecordingUpload.doctor_account_id == doctor_id, RecordingUpload.client_id == client_id
+        )
+    )
+
+
+def doctor_upload(
+    session: Session, doctor_id: uuid.UUID, upload_id: uuid.UUID, *, for_update: bool = False
+) -> RecordingUpload | None:
+    query = select(RecordingUpload).where(
+        RecordingUpload.id == upload_id, RecordingUpload.doctor_account_id == doctor_id
+    )
+    if for_update:
+        query = query.with_for_update()
+    return session.scalar(query)
+
+
+def upload_for_update(session: Session, upload_id: uuid.UUID) -> RecordingUpload | None:
+    """The worker's read: the job names the upload in its own tenant schema."""
+    return session.scalar(select(RecordingUpload).where(RecordingUpload.id == upload_id).with_for_update())
+
+
+def recent(session: Session, doctor_id: uuid.UUID, limit: int) -> list[RecordingUpload]:
+    return list(
+        session.scalars(
+            select(RecordingUpload)
+            .where(RecordingUpload.doctor_account_id == doctor_id)
+            .order_by(RecordingUpload.created_at.desc(), RecordingUpload.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def add_part(session: Session, upload_id: uuid.UUID, offset: int, data: bytes) -> None:
+    session.add(RecordingPart(upload_id=upload_id, offset=offset, data=data))
+    session.flush()
+
+
+def recording(session: Session, upload_id: uuid.UUID) -> bytes:
+    """The received bytes, in order."""
+    parts = session.scalars(
+        select(RecordingPart.data).where(RecordingPart.upload_id == upload_id).order_by(RecordingPart.offset)
+    )
+    return b"".join(parts)
+
+
+def delete_parts(session: Session, upload_id: uuid.UUID) -> None:
+    session.execute(delete(RecordingPart).where(RecordingPart.upload_id == upload_id))

@@ -1,0 +1,52 @@
+"""Bodies and answers of /api/recordings (camelCase JSON)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from cara.kit.bodies import RequestBody
+
+RecordingState = Literal["receiving", "processing", "done", "failed"]
+
+
+class RecordingCreate(RequestBody):
+    """A recording made in the browser (while offline, or by choice), about to be uploaded."""
+
+    clientId: uuid.UUID = Field(
+        description="the browser's id of the capture: creating it again returns the same upload"
+    )
+    console: str = Field(max_length=50)
+    consent: bool = Field(description="the doctor confirmed the patient's consent before recording")
+    recordedAt: datetime = Field(description="when the recording started")
+    durationMs: int | None = Field(default=None, ge=0, le=12 * 3600 * 1000)
+    mimeType: str = Field(max_length=100, description="audio/webm or audio/ogg (Opus)")
+
+
+class RecordingComplete(RequestBody):
+    totalBytes: int = Field(ge=1, description="the recording's size: every byte must have been received")
+    durationMs: int | None = Field(default=None, ge=0, le=12 * 3600 * 1000)
+
+
+class RecordingOut(BaseModel):
+    id: uuid.UUID
+    clientId: uuid.UUID
+    console: str
+    state: RecordingState = Field(
+        description="receiving chunks; processing on the worker; done (see consultationId); failed (retry)"
+    )
+    receivedBytes: int = Field(description="the next chunk's offset")
+    chunkBytes: int = Field(description="the largest chunk accepted")
+    maxBytes: int = Field(description="the largest recording accepted")
+    recordedAt: datetime
+    durationMs: int | None
+    consultationId: uuid.UUID | None
+    error: str | None
+    createdAt: datetime
+
+
+class RecordingList(BaseModel):
+    items: list[RecordingOut]

@@ -1,0 +1,312 @@
+"""The rules of recordings made in the browser and processed later. Services never commit.
+
+When the live link cannot carry a consultation, the console records the microphone (Opus) and
+uploads it once the link is back: `create` (after the consent step, checked like a live start),
+`append_chunk` at the offset the server expects (a replay of received bytes is answered as done,
+a gap or overlap is 409 with the expected offset), `complete` (every byte received) enqueues
+`recordings.process`. On the worker (`process`) the audio is transcribed by the provider, the
+consultation is made with its lines (source 'recorded'), the raw audio is deleted in that same
+transaction, and a draft note is generated from the stored lines like any consultation's. A
+failure leaves the upload 'failed' (its audio kept until processed) and `retry` runs it again.
+Another doctor's or tenant's upload is 404.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+
+from sqlalchemy.orm import Session
+
+from cara.audit.service import record_tenant
+from cara.auth.principal import Principal
+from cara.config import get_settings
+from cara.consultations import service as consultations
+from cara.kit import gemini
+from cara.kit.db import get_engine, restrict_to_tenant_role, tenant_session
+from cara.kit.errors import (
+    BadRequest,
+    CaraError,
+    Conflict,
+    NotFound,
+    PayloadTooLarge,
+    ServiceUnavailable,
+    ValidationFailed,
+)
+from cara.kit.jobs import enqueue_after_commit
+from cara.models import RecordingUpload
+from cara.models.base import utcnow
+from cara.recordings import audio, repository, transcribe
+from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
+from cara.summaries import service as summaries
+from tenants.roles import role_for
+
+log = logging.getLogger("cara.recordings")
+
+ACTOR = "recordings.process"
+# A chunk stays well under the request body cap (MAX_BODY_BYTES, 1 MiB by default).
+CHUNK_BYTES = 512 * 1024
+# Opus at ~24-32 kb/s: about 4 hours.
+MAX_BYTES = 64 * 1024 * 1024
+LIST_SIZE = 50
+# A job that has not finished in this time (a worker lost) may be run again.
+STALE_PROCESSING = timedelta(minutes=15)
+MIME_TYPES = ("audio/webm", "audio/ogg", "audio/mp4")
+
+NOT_FOUND = "Recording not found."
+BAD_MIME = "Recordings are accepted as Opus audio in WebM or Ogg."
+EMPTY_CHUNK = "The chunk is empty."
+CHUNK_TOO_LARGE = f"A chunk may hold at most {CHUNK_BYTES} bytes."
+RECORDING_TOO_LARGE = f"A recording may hold at most {MAX_BYTES // (1024 * 1024)} MB."
+ALREADY_COMPLETE = "This recording is already complete."
+NOT_RETRYABLE = "Only a failed recording can be processed again."
+
+
+class OffsetMismatch(Conflict):
+    """409 with the offset the server expects, in `fields.offset`."""
+
+    def __init__(self, expected: int, message: str | None = None) -> None:
+        super().__init__(
+            message or f"The upload continues at byte {expected}.", fields={"offset": str(expected)}
+        )
+        self.expected = expected
+
+
+def parse_id(value: object) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise NotFound(NOT_FOUND) from exc
+
+
+def recording_out(upload: RecordingUpload) -> RecordingOut:
+    return RecordingOut(
+        id=upload.id,
+        clientId=upload.client_id,
+        console=upload.console,
+        state=upload.state,  # type: ignore[arg-type]
+        receivedBytes=upload.received_bytes,
+        chunkBytes=CHUNK_BYTES,
+        maxBytes=MAX_BYTES,
+        recordedAt=upload.recorded_at,
+        durationMs=upload.duration_ms,
+        consultationId=upload.consultation_id,
+        error=upload.error,
+        createdAt=upload.created_at,
+    )
+
+
+def _own(
+    session: Session, principal: Principal, upload_id: object, *, for_update: bool = False
+) -> RecordingUpload:
+    if principal.role != "doctor":
+        raise NotFound(NOT_FOUND)
+    upload = repository.doctor_upload(session, principal.id, parse_id(upload_id), for_update=for_update)
+    if upload is None:
+        raise NotFound(NOT_FOUND)
+    return upload
+
+
+def create(session: Session, principal: Principal, body: RecordingCreate) -> tuple[RecordingOut, bool]:
+    """A new upload (or the one already made for this capture: `False`)."""
+    existing = repository.by_client_id(session, principal.id, body.clientId)
+    if existing is not None:
+        return recording_out(existing), False
+    console, basis = consultations.recording_consent(session, principal, body.console, body.consent)
+    if not body.mimeType.strip().lower().startswith(MIME_TYPES):
+        raise ValidationFailed({"mimeType": BAD_MIME}, message=BAD_MIME)
+    now = utcnow()
+    recorded_at = min(body.recordedAt, now)
+    upload = repository.add_upload(
+        session,
+        RecordingUpload(
+            doctor_account_id=principal.id,
+            client_id=body.clientId,
+            console=console,
+            consent_basis=basis,
+            recorded_at=recorded_at,
+            duration_ms=body.durationMs,
+            mime_type=body.mimeType.strip()[:100],
+            received_bytes=0,
+            state="receiving",
+            attempts=0,
+        ),
+    )
+    record_tenant(
+        session,
+        action="recording.consent",
+        actor_id=principal.id,
+        target_type="recording",
+        target_id=upload.id,
+        detail={"basis": basis, "console": console},
+    )
+    return recording_out(upload), True
+
+
+def read(session: Session, principal: Principal, upload_id: object) -> RecordingOut:
+    return recording_out(_own(session, principal, upload_id))
+
+
+def list_recent(session: Session, principal: Principal) -> RecordingList:
+    return RecordingList(
+        items=[recording_out(u) for u in repository.recent(session, principal.id, LIST_SIZE)]
+    )
+
+
+def append_chunk(
+    session: Session, principal: Principal, upload_id: object, offset: int, data: bytes
+) -> RecordingOut:
+    """Store the bytes at `offset`. Bytes already received are acknowledged again (a retried PUT
+    whose answer was lost); any other offset than the next one is 409 with the expected one."""
+    upload = _own(session, principal, upload_id, for_update=True)
+    if not data:
+        raise BadRequest(EMPTY_CHUNK)
+    if len(data) > CHUNK_BYTES:
+        raise PayloadTooLarge(CHUNK_TOO_LARGE)
+    if offset < 0:
+        raise OffsetMismatch(upload.received_bytes)
+    if offset + len(data) <= upload.received_bytes:
+        return recording_out(upload)
+    if upload.state != "receiving":
+        raise OffsetMismatch(upload.received_bytes, ALREADY_COMPLETE)
+    if offset != upload.received_bytes:
+        raise OffsetMismatch(upload.received_bytes)
+    if upload.received_bytes + len(data) > MAX_BYTES:
+        raise PayloadTooLarge(RECORDING_TOO_LARGE)
+    repository.add_part(session, upload.id, offset, data)
+    upload.received_bytes += len(data)
+    return recording_out(upload)
+
+
+def _enqueue(session: Session, principal: Principal, upload: RecordingUpload) -> None:
+    assert principal.tenant_schema is not None  # a doctor always has a tenant
+    enqueue_after_commit(
+        session,
+        ACTOR,
+        tenant=principal.tenant_schema,
+        schema=principal.tenant_schema,
+        upload_id=str(upload.id),
+    )
+
+
+def complete(
+    session: Session, principal: Principal, upload_id: object, body: RecordingComplete
+) -> RecordingOut:
+    """Every byte is here: hand the recording to the worker (once; a repeat answers the state)."""
+    upload = _own(session, principal, upload_id, for_update=True)
+    if upload.state != "receiving":
+        return recording_out(upload)
+    if body.totalBytes != upload.received_bytes:
+        raise OffsetMismatch(upload.received_bytes)
+    gemini.require_ai()
+    upload.state = "processing"
+    if body.durationMs is not None:
+        upload.duration_ms = body.durationMs
+    _enqueue(session, principal, upload)
+    return recording_out(upload)
+
+
+def retry(session: Session, principal: Principal, upload_id: object) -> RecordingOut:
+    upload = _own(session, principal, upload_id, for_update=True)
+    stale = upload.state == "processing" and upload.updated_at < utcnow() - STALE_PROCESSING
+    if upload.state != "failed" and not stale:
+        raise Conflict(NOT_RETRYABLE)
+    gemini.require_ai()
+    upload.state = "processing"
+    upload.error = None
+    _enqueue(session, principal, upload)
+    return recording_out(upload)
+
+
+# ------------------------------------------------------------------ on the worker
+
+UNREADABLE = "The recording could not be read."
+NO_TRANSCRIPT = "The AI service returned no usable transcript."
+
+
+def _worker_session(schema: str) -> Session:
+    session = tenant_session(schema)
+    restrict_to_tenant_role(session, role_for(str(get_engine().url.database), schema))
+    return session
+
+
+def _failure_text(exc: BaseException, stage: str) -> str:
+    if isinstance(exc, audio.AudioUnreadable):
+        return UNREADABLE
+    if isinstance(exc, transcribe.TranscriptUnusable):
+        return NO_TRANSCRIPT
+    if isinstance(exc, CaraError):
+        return exc.message
+    return f"The AI service could not {stage}: {gemini.provider_message(exc)}"[:300]
+
+
+def process(schema: str, upload_id: str) -> None:
+    """The job: transcript -> consultation (audio deleted) -> draft. Each step commits; a failure
+    marks the upload 'failed' and keeps what the next attempt needs."""
+    uid = uuid.UUID(upload_id)
+    with _worker_session(schema) as session:
+        upload = repository.upload_for_update(session, uid)
+        if upload is None or upload.state != "processing":
+            return  # gone, or already handled by another delivery of the job
+        upload.attempts += 1
+        doctor_id, console, consultation_id = upload.doctor_account_id, upload.console, upload.consultation_id
+        session.commit()
+    stage = "transcribe the recording"
+    try:
+        if consultation_id is None:
+            consultation_id = _transcribe(schema, uid)
+        stage = "draft the note"
+        target = consultations.DraftTarget(
+            schema=schema, doctor_id=doctor_id, consultation_id=consultation_id, console=console
+        )
+        summaries.draft_from_record(
+            summaries.SummaryJob(kind="report", focus=None, transcript="", target=target), target
+        )
+    except Exception as exc:
+        # The type only: a provider's message may quote what it heard.
+        log.warning("recording processing failed", extra={"error": type(exc).__name__, "stage": stage})
+        with _worker_session(schema) as session:
+            upload = repository.upload_for_update(session, uid)
+            if upload is not None:
+                upload.state = "failed"
+                upload.error = _failure_text(exc, stage)
+            session.commit()
+        return
+    with _worker_session(schema) as session:
+        upload = repository.upload_for_update(session, uid)
+        if upload is not None:
+            upload.state = "done"
+            upload.error = None
+        session.commit()
+
+
+def _transcribe(schema: str, upload_id: uuid.UUID) -> uuid.UUID:
+    """Decode, transcribe, and store the consultation with its lines; the raw audio goes in the
+    same transaction. The provider call runs with no transaction open."""
+    with _worker_session(schema) as session:
+        data = repository.recording(session, upload_id)
+    if not get_settings().gemini_api_key:
+        raise ServiceUnavailable(gemini.AI_NOT_CONFIGURED)
+    prepared = audio.prepare(data)
+    lines = transcribe.transcribe(prepared)
+    with _worker_session(schema) as session:
+        upload = repository.upload_for_update(session, upload_id)
+        if upload is None:
+            raise NotFound(NOT_FOUND)
+        seconds = upload.duration_ms / 1000 if upload.duration_ms else prepared.seconds
+        consultation_id = consultations.add_recorded(
+            session,
+            doctor_id=upload.doctor_account_id,
+            console=upload.console,
+            consent_basis=upload.consent_basis,
+            consent_at=upload.recorded_at,
+            started_at=upload.recorded_at,
+            duration_seconds=max(seconds, prepared.seconds),
+            model=get_settings().gemini_text_model,
+            lines=lines,
+        )
+        upload.consultation_id = consultation_id
+        repository.delete_parts(session, upload_id)
+        session.commit()
+        return consultation_id

@@ -1,0 +1,82 @@
+"""Recordings made offline: doctors on trial (the assistant lets them in) and real Opus audio."""
+
+from __future__ import annotations
+
+import io
+import math
+import struct
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tests.factories import auth, doctor_payload, signup
+
+
+@pytest.fixture(autouse=True)
+def _assistant_needs_a_subscription(doctors_on_trial: None) -> None:
+    """Recording, like a live start, is gated on the subscription; the doctors here are on trial."""
+
+
+@pytest.fixture
+def doctor(client: Any) -> dict[str, str]:
+    return auth(signup(client, doctor_payload(specialty="Radiologist"))["token"])
+
+
+def webm_opus(seconds: float, frequency: float = 330.0) -> bytes:
+    """A WebM file of Opus audio (a tone), as the browser's MediaRecorder writes one."""
+    import av
+
+    buffer = io.BytesIO()
+    container = av.open(buffer, "w", format="webm")
+    stream = container.add_stream("libopus", rate=48_000, layout="mono")
+    stream.bit_rate = 24_000
+    frame_samples = 960
+    amplitude = int(0.2 * 32767)
+    for index in range(int(seconds * 50)):
+        pcm = b"".join(
+            struct.pack(
+                "<h",
+                int(amplitude * math.sin(2 * math.pi * frequency * (i + index * frame_samples) / 48_000)),
+            )
+            for i in range(frame_samples)
+        )
+        frame = av.AudioFrame(format="s16", layout="mono", samples=frame_samples)
+        frame.planes[0].update(pcm)
+        frame.sample_rate = 48_000
+        frame.pts = index * frame_samples
+        for packet in stream.encode(frame):
+            container.mux(packet)
+    for packet in stream.encode(None):
+        container.mux(packet)
+    container.close()
+    return buffer.getvalue()
+
+
+def create(client: Any, headers: dict[str, str], **body: Any) -> Any:
+    payload = {
+        "clientId": str(uuid.uuid4()),
+        "console": "generic",
+        "consent": True,
+        "recordedAt": datetime.now(UTC).isoformat(),
+        "durationMs": 12_000,
+        "mimeType": "audio/webm;codecs=opus",
+        **body,
+    }
+    return client.post("/api/recordings", json=payload, headers=headers)
+
+
+def put_chunk(client: Any, headers: dict[str, str], rid: str, offset: int, data: bytes) -> Any:
+    return client.put(
+        f"/api/recordings/{rid}/chunks",
+        params={"offset": offset},
+        content=data,
+        headers={**headers, "Content-Type": "application/octet-stream"},
+    )
+
+
+def upload_all(client: Any, headers: dict[str, str], rid: str, data: bytes, chunk: int) -> None:
+    for offset in range(0, len(data), chunk):
+        response = put_chunk(client, headers, rid, offset, data[offset : offset + chunk])
+        assert response.status_code == 200, response.text
