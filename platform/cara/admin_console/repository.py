@@ -39,25 +39,36 @@ def _like(value: str) -> str:
 # ------------------------------------------------------------------ statistics
 
 
-def platform_totals(session: Session) -> tuple[int, int, int, Any]:
-    hospitals, doctors, subs, computed = session.execute(
-        select(
-            func.count().filter(Tenant.kind == "hospital"),
-            func.coalesce(func.sum(TenantRollup.doctors_total), 0),
-            func.coalesce(func.sum(TenantRollup.active_subscriptions), 0),
-            func.max(TenantRollup.computed_at),
-        ).join(Tenant, Tenant.id == TenantRollup.tenant_id)
-    ).one()
-    return int(hospitals), int(doctors), int(subs), computed
-
-
-def period_rollups(session: Session, granularity: str, starts: list[date]) -> dict[date, PeriodRollup]:
+def dashboard_rollups(
+    session: Session, granularity: str, starts: list[date], month: date
+) -> tuple[dict[date, PeriodRollup], PeriodRollup | None]:
+    """The chart's periods and the latest month rolled up (on or before `month`), in one query."""
+    latest = (
+        select(func.max(PeriodRollup.period_start))
+        .where(PeriodRollup.granularity == "month", PeriodRollup.period_start <= month)
+        .scalar_subquery()
+    )
     rows = session.scalars(
         select(PeriodRollup).where(
-            PeriodRollup.granularity == granularity, PeriodRollup.period_start.in_(starts)
+            or_(
+                and_(PeriodRollup.granularity == granularity, PeriodRollup.period_start.in_(starts)),
+                and_(PeriodRollup.granularity == "month", PeriodRollup.period_start == latest),
+            )
         )
+    ).all()
+    chart = {r.period_start: r for r in rows if r.granularity == granularity}
+    months = [r for r in rows if r.granularity == "month"]
+    current = max(months, key=lambda r: r.period_start) if months else None
+    return chart, current
+
+
+def latest_month_rollup(session: Session, month: date) -> PeriodRollup | None:
+    return session.scalar(
+        select(PeriodRollup)
+        .where(PeriodRollup.granularity == "month", PeriodRollup.period_start <= month)
+        .order_by(PeriodRollup.period_start.desc())
+        .limit(1)
     )
-    return {r.period_start: r for r in rows}
 
 
 def all_month_rollups(session: Session) -> list[PeriodRollup]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from sqlalchemy.orm import Session
@@ -72,37 +72,44 @@ def stats(session: Session, time_range: str | None, today: datetime | None = Non
         )
     granularity, count = _RANGES[key]
     day = (today or datetime.now(UTC)).date()
-    hospitals, doctors, active, computed = repository.platform_totals(session)
     starts = last_starts(granularity, day, count)
-    rows = repository.period_rollups(session, granularity, starts)
-    month = repository.period_rollups(session, "month", [period_start("month", day)]).get(
-        period_start("month", day)
-    )
-    details = SubscriptionDetails()
-    if month is not None:
-        details = SubscriptionDetails(
+    rows, month = repository.dashboard_rollups(session, granularity, starts, period_start("month", day))
+    if month is None:
+        return StatsOut(
+            totalHospitals=0,
+            totalDoctors=0,
+            activeSubscriptions=0,
+            monthlyRevenue=0.0,
+            revenueData=_revenue_data(granularity, starts, rows),
+            subscriptionDetails=SubscriptionDetails(),
+        )
+    return StatsOut(
+        totalHospitals=month.hospitals_total,
+        totalDoctors=month.doctors_total,
+        activeSubscriptions=month.subscriptions_active,
+        monthlyRevenue=_dollars(month.mrr_cents),
+        revenueData=_revenue_data(granularity, starts, rows),
+        subscriptionDetails=SubscriptionDetails(
             total=month.subscriptions_total,
             active=month.subscriptions_active,
             expired=month.subscriptions_expired,
             byPlan=dict(month.by_plan),
             byType={"hospital": 0, "doctor": 0, **month.by_type},
-        )
-    return StatsOut(
-        totalHospitals=hospitals,
-        totalDoctors=doctors,
-        activeSubscriptions=active,
-        monthlyRevenue=_dollars(month.revenue_cents) if month else 0.0,
-        revenueData=RevenueData(
-            labels=[label(granularity, s) for s in starts],
-            datasets=[
-                RevenueDataset(
-                    label="Revenue",
-                    data=[_dollars(rows[s].revenue_cents) if s in rows else 0.0 for s in starts],
-                )
-            ],
         ),
-        subscriptionDetails=details,
-        computedAt=computed,
+        computedAt=month.computed_at,
+    )
+
+
+def _revenue_data(granularity: Granularity, starts: list[date], rows: dict[date, Any]) -> RevenueData:
+    """Revenue per period with annual payments spread over their year (see PeriodRollup)."""
+    return RevenueData(
+        labels=[label(granularity, s) for s in starts],
+        datasets=[
+            RevenueDataset(
+                label="Revenue",
+                data=[_dollars(rows[s].recognised_cents) if s in rows else 0.0 for s in starts],
+            )
+        ],
     )
 
 
@@ -120,7 +127,8 @@ def subscription_analytics(session: Session, today: datetime | None = None) -> S
         for m in months:
             for plan, cents in m.revenue_by_plan.items():
                 revenue_by_plan[plan] = revenue_by_plan.get(plan, 0) + int(cents)
-        _, _, active, _ = repository.platform_totals(session)
+        latest = repository.latest_month_rollup(session, period_start("month", day))
+        active = latest.subscriptions_active if latest else 0
         return SubscriptionAnalyticsOut(
             totalRevenue=_dollars(sum(m.revenue_cents for m in months)),
             activeSubscriptions=active,

@@ -34,6 +34,12 @@ def previous_start(granularity: Granularity, start: date) -> date:
     return date(start.year - 1, 1, 1)
 
 
+def shift_months(start: date, months: int) -> date:
+    """The first of the month `months` after (or before, if negative) `start`'s month."""
+    index = start.year * 12 + start.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
 def last_starts(granularity: Granularity, today: date, count: int) -> list[date]:
     """The `count` most recent period starts, oldest first, ending with today's period."""
     starts = [period_start(granularity, today)]

@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
+from cara.analytics import service as analytics
 from cara.billing import repository
 from cara.config import get_settings
 from cara.kit.errors import Forbidden
@@ -54,7 +55,10 @@ def start_trial(session: Session, account: Account) -> Subscription | None:
 
 
 def expire_trials(session: Session) -> int:
-    return repository.expire_local_trials(session, utcnow())
+    expired = repository.expire_local_trials(session, utcnow())
+    if expired:
+        analytics.figures_changed(session)
+    return expired
 
 
 @dataclass(frozen=True)

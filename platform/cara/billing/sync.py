@@ -28,6 +28,7 @@ from typing import Any
 import stripe
 from sqlalchemy.orm import Session
 
+from cara.analytics import service as analytics
 from cara.billing import repository
 from cara.billing.stripe_api import is_missing
 from cara.models import Account, Plan, Subscription
@@ -145,6 +146,7 @@ def sync_subscription(
     _apply(session, row, sub)
     session.flush()
     _record_latest_invoice(session, row, sub)
+    analytics.figures_changed(session)
     return row
 
 
@@ -244,6 +246,7 @@ def record_payment(session: Session, invoice: stripe.Invoice, row: Subscription)
         status=status,
         paid_at=paid_at or _ts(invoice.created),
     )
+    analytics.figures_changed(session)
     if (
         status == "succeeded"
         and paid_at is not None

@@ -16,6 +16,7 @@ from datetime import timedelta
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from cara.analytics import service as analytics
 from cara.audit import service as audit
 from cara.auth import passwords, tokens
 from cara.auth.principal import Principal
@@ -120,6 +121,7 @@ def signup(
             work_history=[w.model_dump() for w in req.workHistory or []],
             availability=[a.model_dump() for a in req.availability or []],
         )
+        analytics.figures_changed(session)
         token = tokens.issue(account_id=doctor.id, role=doctor.role, tenant_schema=plan.tenant_schema)
         return token, user_out(doctor, profile=profile, hospital=None)
 
@@ -171,6 +173,8 @@ def signup(
         target_id=account.id,
         tenant_schema=plan.tenant_schema,
     )
+    if plan.role == "hospital":
+        analytics.figures_changed(session)
     token = tokens.issue(account_id=account.id, role=account.role, tenant_schema=plan.tenant_schema)
     return token, user_out(account, profile=None, hospital=hospital)
 

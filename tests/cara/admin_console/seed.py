@@ -18,12 +18,13 @@ def subscribe(
     status: str = "active",
     created: datetime | None = None,
     updated: datetime | None = None,
+    cycle: str = "monthly",
 ) -> uuid.UUID:
     with session_scope() as s:
         account = s.scalar(select(Account).where(Account.email == email))
         plan = s.scalar(select(Plan).where(Plan.code == plan_code))
         assert account is not None and plan is not None
-        sub = Subscription(account_id=account.id, plan_id=plan.id, status=status, billing_cycle="monthly")
+        sub = Subscription(account_id=account.id, plan_id=plan.id, status=status, billing_cycle=cycle)
         if created:
             sub.created_at = created
         if updated:
@@ -33,7 +34,14 @@ def subscribe(
         return sub.id
 
 
-def pay(email: str, plan_code: str, cents: int, paid_at: datetime, status: str = "succeeded") -> None:
+def pay(
+    email: str,
+    plan_code: str,
+    cents: int,
+    paid_at: datetime,
+    status: str = "succeeded",
+    subscription: uuid.UUID | None = None,
+) -> None:
     with session_scope() as s:
         account = s.scalar(select(Account).where(Account.email == email))
         plan = s.scalar(select(Plan).where(Plan.code == plan_code))
@@ -41,6 +49,7 @@ def pay(email: str, plan_code: str, cents: int, paid_at: datetime, status: str =
         s.add(
             Payment(
                 account_id=account.id,
+                subscription_id=subscription,
                 plan_id=plan.id,
                 amount_cents=cents,
                 status=status,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -83,8 +84,93 @@ class TestStats:
         assert body["monthlyRevenue"] == 249.0
         assert len(body["revenueData"]["labels"]) == 12
         assert body["revenueData"]["datasets"][0]["data"][-1] == 249.0
-        assert body["subscriptionDetails"]["byPlan"] == {"Silver": 1}
+        assert body["subscriptionDetails"]["byPlan"] == {"hospital-silver": 1}
         assert body["subscriptionDetails"]["byType"] == {"hospital": 1, "doctor": 0}
+        # as of the rollup the figures come from
+        assert body["computedAt"] is not None
+        age = NOW - datetime.fromisoformat(body["computedAt"])
+        assert abs(age.total_seconds()) < 300
+
+    def test_figures_are_the_rollups_not_live_counts(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        before = get(client, "/api/admin/stats", admin_token).json()
+        signup(client, hospital_payload(name="Not Rolled Up Yet"))
+        after = get(client, "/api/admin/stats", admin_token).json()
+        assert after["totalHospitals"] == before["totalHospitals"] == 3
+        assert after["computedAt"] == before["computedAt"]
+        with session_scope() as s:
+            rollups.refresh_all(s)
+        refreshed = get(client, "/api/admin/stats", admin_token).json()
+        assert refreshed["totalHospitals"] == 4
+        assert refreshed["computedAt"] > before["computedAt"]
+
+    def test_stats_read_no_tenant_schema_and_few_queries(
+        self, client: Any, admin_token: str, platform: dict[str, Any]
+    ) -> None:
+        from sqlalchemy import event
+
+        from cara.kit.db import get_engine
+
+        statements: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            statements.append(statement)
+
+        event.listen(get_engine(), "before_cursor_execute", record)
+        try:
+            for time_range in ("weekly", "monthly", "yearly"):
+                assert get(client, "/api/admin/stats", admin_token, timeRange=time_range).status_code == 200
+        finally:
+            event.remove(get_engine(), "before_cursor_execute", record)
+        rollup_reads = [q for q in statements if "period_rollups" in q]
+        assert len(rollup_reads) == 3  # one query per answer
+        assert not [q for q in statements if re.search(r"\b(hospital_\w+|independent)\.", q)]
+        assert not [q for q in statements if "platform.payments" in q or "platform.subscriptions" in q]
+
+    def test_monthly_revenue_is_mrr_with_annual_plans_over_12(self, client: Any, admin_token: str) -> None:
+        monthly = signup(client, hospital_payload(name="Monthly"))
+        annual = signup(client, hospital_payload(name="Annual"))
+        m_sub = subscribe(monthly["user"]["email"], "hospital-silver")
+        a_sub = subscribe(annual["user"]["email"], "hospital-gold", cycle="annual")
+        pay(monthly["user"]["email"], "hospital-silver", 24_900, NOW, subscription=m_sub)
+        pay(annual["user"]["email"], "hospital-gold", 479_000, NOW, subscription=a_sub)
+        with session_scope() as s:
+            rollups.refresh_all(s)
+        body = get(client, "/api/admin/stats", admin_token, timeRange="monthly").json()
+        # 249.00 + 4,790.00 / 12 = 249.00 + 399.17
+        assert body["monthlyRevenue"] == 648.17
+        # the chart spreads the annual payment too: this month has 1/12 of it
+        assert body["revenueData"]["datasets"][0]["data"][-1] == 648.17
+        # the cash still adds up to the payments
+        analytics = client.get("/api/admin/subscription-analytics", headers=auth(admin_token)).json()
+        assert analytics["totalRevenue"] == 249.0 + 4_790.0
+
+    def test_trials_are_a_plan_of_their_own_never_unknown(
+        self, client: Any, admin_token: str, monkeypatch: Any
+    ) -> None:
+        from cara.config import get_settings
+
+        monkeypatch.setattr(get_settings(), "trial_days", 14)
+        signup(client, doctor_payload())  # the signup trial, without a plan
+        paying = signup(client, doctor_payload())
+        with session_scope() as s:
+            from sqlalchemy import update
+
+            from cara.models import Account, Subscription
+
+            account_id = s.scalar(select(Account.id).where(Account.email == paying["user"]["email"]))
+            s.execute(
+                update(Subscription).where(Subscription.account_id == account_id).values(status="canceled")
+            )
+        subscribe(paying["user"]["email"], "doctor-basic")
+        with session_scope() as s:
+            rollups.refresh_all(s)
+        body = get(client, "/api/admin/stats", admin_token).json()
+        assert body["subscriptionDetails"]["byPlan"] == {"trial": 1, "doctor-basic": 1}
+        assert body["subscriptionDetails"]["byType"] == {"hospital": 0, "doctor": 2}
+        assert "Unknown" not in json.dumps(body)
+        assert body["monthlyRevenue"] == 19.0  # the trial pays nothing
 
     def test_default_range_is_weekly(self, client: Any, admin_token: str, platform: dict[str, Any]) -> None:
         body = client.get("/api/admin/stats", headers=auth(admin_token)).json()
@@ -104,7 +190,7 @@ class TestStats:
         body = client.get("/api/admin/subscription-analytics", headers=auth(admin_token)).json()
         assert body["totalRevenue"] == 249.0
         assert body["activeSubscriptions"] == 1
-        assert body["revenueByPlan"] == {"labels": ["Silver"], "data": [249.0]}
+        assert body["revenueByPlan"] == {"labels": ["hospital-silver"], "data": [249.0]}
         assert len(body["subscriptionTrends"]["data"]) == 12
 
     def test_subscription_analytics_failure_gives_zeros(

@@ -107,15 +107,48 @@ class TestPeriodRollups:
             november = rollups.rollup_period(s, "month", date(2026, 11, 1))
         assert october["revenue_cents"] == 49_900 + 9_900
         assert october["payments_count"] == 2
-        assert october["revenue_by_plan"] == {"Gold": 49_900, "Bronze": 9_900}
+        assert october["revenue_by_plan"] == {"hospital-gold": 49_900, "hospital-bronze": 9_900}
         # at the end of October: Gold active; Bronze canceled on Oct 20 → expired
         assert october["subscriptions_active"] == 1
         assert october["subscriptions_expired"] == 1
-        assert october["by_plan"] == {"Gold": 1}
+        assert october["by_plan"] == {"hospital-gold": 1}
         # November: the failed payment is not revenue; the trial counts as active
         assert november["revenue_cents"] == 49_900
         assert november["subscriptions_active"] == 2
         assert november["by_type"] == {"hospital": 1, "doctor": 1}
+        # the signup trial has no plan: it is a trial, not 'Unknown'
+        assert november["by_plan"] == {"hospital-gold": 1, "trial": 1}
+        # monthly payments are recognised when paid; the trial pays nothing
+        assert november["recognised_cents"] == 49_900
+        assert november["mrr_cents"] == 49_900
+
+    def test_an_annual_payment_is_spread_over_its_year(self, client: Any) -> None:
+        h = signup(client, hospital_payload(name="Annual"))
+        email = h["user"]["email"]
+        paid = datetime(2026, 3, 15, 10, tzinfo=UTC)  # a Sunday: its week starts on March 9
+        sub = subscribe(email, "hospital-gold", created=paid, cycle="annual")
+        pay(email, "hospital-gold", 479_000, paid, subscription=sub)
+        with session_scope() as s:
+            month = {
+                d: rollups.rollup_period(s, "month", d)
+                for d in (date(2026, 2, 1), date(2026, 3, 1), date(2027, 2, 1), date(2027, 3, 1))
+            }
+            years = {y: rollups.rollup_period(s, "year", date(y, 1, 1)) for y in (2026, 2027)}
+            weeks = {
+                d: rollups.rollup_period(s, "week", d)
+                for d in (date(2026, 3, 2), date(2026, 3, 9), date(2027, 3, 1), date(2027, 3, 8))
+            }
+        # the cash lands once, in March 2026
+        assert month[date(2026, 3, 1)]["revenue_cents"] == 479_000
+        assert [m["recognised_cents"] for m in month.values()] == [0, 39_917, 39_917, 0]
+        # ten months of it in 2026, two in 2027
+        assert years[2026]["recognised_cents"] == 399_167
+        assert years[2027]["recognised_cents"] == 79_833
+        assert [w["recognised_cents"] for w in weeks.values()] == [0, 9_212, 9_212, 0]
+        # monthly recurring revenue: the annual price / 12 while it is paying
+        assert month[date(2026, 2, 1)]["mrr_cents"] == 0
+        assert month[date(2026, 3, 1)]["mrr_cents"] == 39_917
+        assert years[2027]["mrr_cents"] == 39_917
 
     def test_rerun_for_a_past_period_replaces_the_row(self, client: Any) -> None:
         seed(client)

@@ -319,7 +319,8 @@ def test_forgot_password_for_an_unknown_address_goes_through_the_outbox_too(clie
             assert client.post("/api/auth/forgot-password", json={"email": email}).status_code == 202
     finally:
         job_sender.install()
-    assert [name for name, _ in sent] == ["mail.password_reset", "mail.password_reset_no_account"]
-    assert sent[1][1] == {"email": "nobody-here@example.com"}
+    mails = [(name, kwargs) for name, kwargs in sent if name.startswith("mail.")]
+    assert [name for name, _ in mails] == ["mail.password_reset", "mail.password_reset_no_account"]
+    assert mails[1][1] == {"email": "nobody-here@example.com"}
     with session_scope() as session:
         assert session.query(OutboxJob).count() == 0
