@@ -1,61 +1,92 @@
-"""A hospital's doctor list: `GET /api/doctors?hospitalId=<own>` with 500 doctors.
+"""A hospital's doctor list a page at a time, beside a bare FastAPI app answering the same bytes.
 
-    .venv/bin/python ops/bench/doctor_list.py [--doctors 500] [--concurrency 50] [--quick]
+    .venv/bin/python ops/bench/doctor_list.py [--sizes 500,10000] [--duration 5] [--rounds 2]
+        [--connections 50] [--whole] [--quick]
 
-Prints figures only; the target (p99 < 30 ms at 50 concurrent clients) is printed next to them.
+Setup: one hospital tenant per size in `--sizes` (default 500 and 10,000 hospital-created doctors,
+created with cara.registration.service and one precomputed password hash, as foundation.py does),
+each doctor's profile filled in (two certifications, a work-history entry, the default week of
+availability), so the list query runs beside other tenants' rows.
 
-Setup: one hospital tenant with `--doctors` hospital-created doctors (cara.registration.service, one
-precomputed password hash, as in foundation.py) plus a second hospital with as many, so the
-list query runs next to other tenants' rows; each doctor gets a profile with two
-certifications, a work-history entry and the default week of availability (what a filled-in
-profile returns). The JSON answer is ~1 kB per doctor before gzip.
+Rows per hospital, all `GET /api/doctors/page?isHospitalCreated=true` as the web app asks (50 rows):
+the first page, and a deep page (the cursor of the row 50 before the end, by name). `--whole` adds
+the old whole list `GET /api/doctors` for the smallest hospital (for comparison; ~1 kB per doctor).
 
-Load: one uvicorn worker, asyncio httpx client (gzip accepted, as browsers do), closed loop at
-`--concurrency` for 3 s warm-up + 15 s, then concurrency 1 (the unqueued service time). The
-client shares the machine's cores with the server and PostgreSQL: each run prints how many
-cores each kept busy.
+Load: wrk -t1 -c`--connections` (gzip accepted, as browsers do) for `--duration` s after 1 s of
+warm-up, product and bare alternating over `--rounds` rounds (so the shared machine's background
+load cancels out). The bare app (ops/bench/bare_app.py: FastAPI, `async def`, no middleware, same
+uvicorn flags, one worker each) answers the product's first-page bytes uncompressed. Prints req/s,
+p50, p99 (medians over rounds), server CPU per request, the product/bare ratios, page bytes raw and
+gzip, and the targets: p99 < 30 ms at 50 clients, the deep page within 1.2x of the first (p50).
 
-Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed);
-a `cara_bench_<random>` database is created and dropped at the end, even on error.
+Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed); a
+`cara_bench_<random>` database is created and dropped at the end, even on error. ~3 min with the
+defaults (seeding 10,000 doctors is most of it); `--quick`: 200 and 2,000 doctors, 3 s, 1 round.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
-from _common import ApiServer, Login, Summary, create_doctors, create_hospitals, hammer, log, run_bench
+import request_overhead
+from _common import ApiServer, Login, Summary, create_doctors, create_hospitals, log, run_bench
+from request_overhead import BareServer, Load, Row, ensure_wrk, wrk
 
 P99_TARGET_MS = 30.0
+DEEP_TARGET = 1.2
+PAGE_TARGET_BYTES = 30 * 1024
+PAGE = 50
+
+# The same load script as request_overhead.py's, with gzip accepted as a browser does.
+request_overhead._LUA = request_overhead._LUA.replace(
+    '{["Authorization"] = "Bearer " .. tokens[(n %% #tokens) + 1]}',
+    '{["Authorization"] = "Bearer " .. tokens[(n %% #tokens) + 1], ["Accept-Encoding"] = "gzip"}',
+)
+assert "Accept-Encoding" in request_overhead._LUA
 
 
 @dataclass(frozen=True)
 class Plan:
-    doctors: int
-    concurrency: int
+    sizes: tuple[int, ...]
     duration: float
-    warmup: float
+    rounds: int
+    connections: int
+    whole: bool
+    profile: str | None = None
 
     def __str__(self) -> str:
         return (
-            f"{self.doctors} doctors in one hospital (+{self.doctors} in another), "
-            f"c={self.concurrency}, {self.warmup:g} s warm-up + {self.duration:g} s"
+            f"hospitals of {', '.join(f'{n:,}' for n in self.sizes)} doctors; "
+            f"wrk -t1 -c{self.connections}, 1 s warm-up + {self.duration:g} s per server and row, "
+            f"{self.rounds} rounds alternating product/bare"
         )
 
 
 def parse_args(argv: Sequence[str] | None) -> Plan:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--doctors", type=int, default=500)
-    parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--duration", type=float, default=15.0)
-    parser.add_argument("--quick", action="store_true", help="100 doctors, 5 s: a smoke run")
+    parser.add_argument("--sizes", default="500,10000", help="doctors per hospital, comma-separated")
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--whole", action="store_true", help="also the whole list GET /api/doctors")
+    parser.add_argument("--quick", action="store_true", help="200 and 2,000 doctors, 3 s, 1 round")
+    parser.add_argument(
+        "--profile", help="afterwards, py-spy raw stacks of the product under the last first-page row here"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        return Plan(100, args.concurrency, 5.0, 1.0)
-    return Plan(args.doctors, args.concurrency, args.duration, 3.0)
+        return Plan((200, 2000), 3.0, 1, args.connections, args.whole, args.profile)
+    sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+    return Plan(sizes, args.duration, max(1, args.rounds), args.connections, args.whole, args.profile)
 
 
 CERTIFICATIONS = [
@@ -80,8 +111,6 @@ WORK_HISTORY = [
 
 def fill_profiles(schema: str) -> None:
     """Every doctor of `schema` gets certifications and a work history, as a used profile has."""
-    import json
-
     from sqlalchemy import text
 
     from cara.kit.db import session_scope
@@ -94,85 +123,144 @@ def fill_profiles(schema: str) -> None:
             ),
             {"c": json.dumps(CERTIFICATIONS), "w": json.dumps(WORK_HISTORY)},
         )
+        session.execute(text(f'ANALYZE "{schema}".doctors'))
+        session.execute(text("ANALYZE platform.accounts"))
+
+
+def deep_cursor(hospital_id: str) -> str:
+    """The cursor the web app would hold after paging to 50 rows before the end, by name."""
+    from sqlalchemy import text
+
+    from cara.kit import listing
+    from cara.kit.db import session_scope
+
+    with session_scope() as session:
+        name, ident = session.execute(
+            text(
+                "SELECT name, id FROM platform.accounts WHERE hospital_id = :h AND role = 'doctor'"
+                " ORDER BY name DESC, id DESC OFFSET :n LIMIT 1"
+            ),
+            {"h": hospital_id, "n": PAGE},
+        ).one()
+    return listing.encode_cursor("name", name, str(ident))
+
+
+def sizes_of(api: ApiServer, path: str, token: str) -> tuple[bytes, int]:
+    """The answer's JSON and its size on the wire with gzip accepted."""
+    headers = {"Authorization": f"Bearer {token}"}
+    plain = httpx.get(f"{api.base_url}{path}", headers={**headers, "Accept-Encoding": "identity"}, timeout=30)
+    assert plain.status_code == 200, plain.text[:300]
+    packed = httpx.get(f"{api.base_url}{path}", headers={**headers, "Accept-Encoding": "gzip"}, timeout=30)
+    wire = int(packed.headers.get("content-length", len(plain.content)))
+    if packed.headers.get("content-encoding") != "gzip":
+        wire = len(plain.content)
+    return plain.content, wire
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     plan = parse_args(argv)
     summary = Summary()
+    binary = ensure_wrk()
 
     def body(api: ApiServer) -> None:
-        log("creating 2 hospitals and their doctors")
-        hospitals: list[Login] = create_hospitals(2)
-        create_doctors([hospitals[0]] * plan.doctors + [hospitals[1]] * plan.doctors)
-        for hospital in hospitals:
+        hospitals: list[Login] = create_hospitals(len(plan.sizes))
+        rows: list[Row] = []
+        answers: dict[str, bytes] = {}
+        for size, hospital in zip(plan.sizes, hospitals, strict=True):
+            log(f"{size:,} doctors for {hospital.schema}")
+            create_doctors([hospital] * size)
             fill_profiles(hospital.schema)
-        token = hospitals[0].token
-        me = httpx.get(f"{api.base_url}/api/auth/user", headers={"Authorization": f"Bearer {token}"})
-        hospital_id = me.json()["hospitalId"]
-        params = {"hospitalId": hospital_id, "isHospitalCreated": "true"}
-        check = httpx.get(
-            f"{api.base_url}/api/doctors", params=params, headers={"Authorization": f"Bearer {token}"}
-        )
-        assert check.status_code == 200 and len(check.json()) == plan.doctors, check.text[:300]
-        raw = len(check.content)
-        gz = httpx.get(
-            f"{api.base_url}/api/doctors",
-            params=params,
-            headers={"Authorization": f"Bearer {token}", "Accept-Encoding": "gzip"},
-        )
-        wire = int(gz.headers.get("content-length", raw))
-        print(
-            f"answer: {plan.doctors} doctors, {raw / 1024:.0f} kB JSON, {wire / 1024:.0f} kB gzip", flush=True
-        )
+            me = httpx.get(
+                f"{api.base_url}/api/auth/user", headers={"Authorization": f"Bearer {hospital.token}"}
+            )
+            hospital_id = me.json()["hospitalId"]
+            query = {"isHospitalCreated": "true"}
+            first = "/api/doctors/page?" + urlencode(query)
+            deep = "/api/doctors/page?" + urlencode({**query, "cursor": deep_cursor(hospital_id)})
+            for name, path in ((f"{size:,}: first page", first), (f"{size:,}: deep page", deep)):
+                content, wire = sizes_of(api, path, hospital.token)
+                page = json.loads(content)
+                assert len(page["items"]) == PAGE, (name, len(page["items"]))
+                answers.setdefault(path.split("?")[0], content)
+                summary.add(
+                    f"{name} bytes",
+                    f"{len(content) / 1024:.1f} kB JSON, {wire / 1024:.1f} kB gzip",
+                    f"<= {PAGE_TARGET_BYTES // 1024} kB",
+                    len(content) <= PAGE_TARGET_BYTES,
+                )
+                rows.append(Row(name, path, (hospital.token,), True))
+            if plan.whole and size == min(plan.sizes):
+                path = "/api/doctors?" + urlencode(query)
+                content, wire = sizes_of(api, path, hospital.token)
+                answers.setdefault("/api/doctors", content)
+                summary.add(
+                    f"{size:,}: whole list bytes",
+                    f"{len(content) / 1024:.0f} kB JSON, {wire / 1024:.0f} kB gzip",
+                )
+                rows.append(Row(f"{size:,}: whole list", path, (hospital.token,), True))
 
-        print(f"\n== GET /api/doctors, c={plan.concurrency}", flush=True)
-        loaded = hammer(
-            api,
-            "/api/doctors",
-            [token],
-            params=params,
-            duration=plan.duration,
-            warmup=plan.warmup,
-            concurrency=plan.concurrency,
-        )
-        print(loaded.line())
-        print(loaded.cpu_line())
-        print("\n== GET /api/doctors, c=1", flush=True)
-        serial = hammer(
-            api,
-            "/api/doctors",
-            [token],
-            params=params,
-            duration=min(plan.duration, 5.0),
-            warmup=1,
-            concurrency=1,
-        )
-        print(serial.line())
-
-        lat = loaded.latency
-        summary.add(
-            "setup", f"{plan.doctors} doctors listed ({raw / 1024:.0f} kB JSON, {wire / 1024:.0f} kB gzip)"
-        )
-        summary.add(
-            f"GET /api/doctors c={plan.concurrency}",
-            f"{loaded.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p95 {lat.p95_ms:.1f} / p99 {lat.p99_ms:.1f} ms"
-            + (f", errors {loaded.errors}" if loaded.errors else ""),
-            f"p99 < {P99_TARGET_MS:g} ms",
-            lat.p99_ms < P99_TARGET_MS and not loaded.errors,
-        )
-        issued = max(loaded.issued, 1)
-        summary.add(
-            "  cpu per request | cores busy",
-            f"server {loaded.server_cpu / issued * 1000:.2f} ms, "
-            f"PostgreSQL {loaded.database_cpu / issued * 1000:.2f} ms | "
-            f"server {loaded.cores(loaded.server_cpu):.2f}, client {loaded.cores(loaded.client_cpu):.2f}, "
-            f"PostgreSQL {loaded.cores(loaded.database_cpu):.2f}",
-        )
-        slat = serial.latency
-        summary.add(
-            "GET /api/doctors c=1 (unqueued)",
-            f"{serial.rps:.0f} req/s, p50 {slat.p50_ms:.1f} / p99 {slat.p99_ms:.1f} ms",
-        )
+        with tempfile.TemporaryDirectory(prefix="cara-bare-") as tmp:
+            spec = {
+                path: (200, "application/json", base64.b64encode(content).decode())
+                for path, content in answers.items()
+            }
+            (Path(tmp) / "responses.json").write_text(json.dumps(spec))
+            bare = BareServer(Path(tmp) / "bare.log", Path(tmp) / "responses.json")
+            try:
+                bare.wait_ready("/api/doctors/page")
+                servers = {
+                    "product": (api.base_url, api.process.pid),
+                    "bare": (bare.base_url, bare.process.pid),
+                }
+                results: dict[tuple[str, str], Load] = {}
+                for row in rows:
+                    for r in range(plan.rounds):
+                        order = ("product", "bare") if r % 2 == 0 else ("bare", "product")
+                        for which in order:
+                            url, pid = servers[which]
+                            wrk(binary, url, pid, row, seconds=1, connections=plan.connections)
+                            load = wrk(
+                                binary, url, pid, row, seconds=plan.duration, connections=plan.connections
+                            )
+                            results.setdefault((row.name, which), Load()).add(load)
+                    p, b = results[(row.name, "product")], results[(row.name, "bare")]
+                    log(f"{row.name}\n    product {p.line()}\n    bare    {b.line()}")
+                    summary.add(
+                        f"{row.name}",
+                        f"{p.rps:.0f} req/s, p50 {p.p50:.1f} / p99 {p.p99:.1f} ms"
+                        + (f", errors {p.errors}" if p.errors else ""),
+                        f"p99 < {P99_TARGET_MS:g} ms",
+                        p.p99 < P99_TARGET_MS and not p.errors,
+                    )
+                    summary.add(
+                        "  vs bare (same bytes)",
+                        f"bare {b.rps:.0f} req/s, p50 {b.p50:.1f} / p99 {b.p99:.1f} ms; "
+                        f"req/s {p.rps / b.rps:.2f}x, p50 {p.p50 / b.p50:.1f}x",
+                    )
+                    summary.add("  server CPU", f"{p.cpu_ms:.2f} ms/request (bare {b.cpu_ms:.2f})")
+                for size in plan.sizes:
+                    first = results[(f"{size:,}: first page", "product")]
+                    deep = results[(f"{size:,}: deep page", "product")]
+                    ratio = deep.p50 / first.p50
+                    summary.add(
+                        f"{size:,}: deep / first page",
+                        f"p50 {ratio:.2f}x, CPU {deep.cpu_ms / first.cpu_ms:.2f}x",
+                        f"<= {DEEP_TARGET:g}x",
+                        ratio <= DEEP_TARGET,
+                    )
+            finally:
+                bare.stop()
+        if plan.profile:
+            row = [r for r in rows if r.name.endswith("first page")][-1]
+            request_overhead.profile(
+                api,
+                binary,
+                row,
+                plan.profile,
+                seconds=plan.duration,
+                connections=plan.connections,
+                native=False,
+            )
 
     return run_bench(plan, summary, body)
 

@@ -3,12 +3,13 @@ tenant profile in one statement (no query per doctor)."""
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Row, Select, func, literal, or_, select, tuple_
+from sqlalchemy import Integer, Row, Select, String, bindparam, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from cara.models import Account, DoctorProfile
@@ -104,31 +105,70 @@ def page_for_hospital(
 ) -> list[Row[Any]]:
     """A page of the hospital's doctors in (sort key, id) order, keyset-paged: the walk starts at
     `after` on the (hospital_id, key, id) index, so a deep page costs what the first does."""
+    statement = _page_statement(
+        sort,
+        descending,
+        hospital_created=where.hospital_created is not None,
+        like=where.like is not None,
+        specialty=where.specialty is not None,
+        state=where.state is not None,
+        active=where.active is not None,
+        after=after is not None,
+    )
+    params: dict[str, Any] = {
+        "hospital_id": where.hospital_id,
+        "hospital_created": where.hospital_created,
+        "like": where.like,
+        "specialty": where.specialty,
+        "state": where.state.lower() if where.state is not None else None,
+        "active": where.active,
+        "after_key": after[0] if after else None,
+        "after_id": after[1] if after else None,
+        "limit": limit,
+    }
+    return list(session.execute(statement, params).all())
+
+
+@functools.lru_cache(maxsize=256)
+def _page_statement(
+    sort: str,
+    descending: bool,
+    *,
+    hospital_created: bool,
+    like: bool,
+    specialty: bool,
+    state: bool,
+    active: bool,
+    after: bool,
+) -> Select[Any]:
+    """One statement per shape of filters, built once: building it and its cache key each time
+    cost more CPU than running it."""
     key = SORT_COLUMNS[sort]
     query = (
         select(*_ROW)
         .join(DoctorProfile, DoctorProfile.account_id == Account.id)
-        .where(Account.hospital_id == where.hospital_id, Account.role == "doctor")
+        .where(Account.hospital_id == bindparam("hospital_id"), Account.role == "doctor")
     )
-    if where.hospital_created is not None:
-        query = query.where(DoctorProfile.is_hospital_created.is_(where.hospital_created))
-    if where.like is not None:
+    if hospital_created:
+        query = query.where(DoctorProfile.is_hospital_created == bindparam("hospital_created"))
+    if like:
+        pattern = bindparam("like", type_=String)
         query = query.where(
             or_(
-                Account.name.ilike(where.like),
-                Account.email.ilike(where.like),
-                DoctorProfile.license_number.ilike(where.like),
+                Account.name.ilike(pattern),
+                Account.email.ilike(pattern),
+                DoctorProfile.license_number.ilike(pattern),
             )
         )
-    if where.specialty is not None:
-        query = query.where(DoctorProfile.specialty == where.specialty)
-    if where.state is not None:
-        query = query.where(func.lower(DoctorProfile.state) == where.state.lower())
-    if where.active is not None:
-        query = query.where(Account.is_active.is_(where.active))
-    if after is not None:
+    if specialty:
+        query = query.where(DoctorProfile.specialty == bindparam("specialty"))
+    if state:
+        query = query.where(func.lower(DoctorProfile.state) == bindparam("state", type_=String))
+    if active:
+        query = query.where(Account.is_active == bindparam("active"))
+    if after:
         position = tuple_(key, Account.id)
-        bound = tuple_(literal(after[0], key.type), literal(after[1], Account.id.type))
+        bound = tuple_(bindparam("after_key", type_=key.type), bindparam("after_id", type_=Account.id.type))
         query = query.where(position < bound if descending else position > bound)
     order = (key.desc(), Account.id.desc()) if descending else (key, Account.id)
-    return list(session.execute(query.order_by(*order).limit(limit)).all())
+    return query.order_by(*order).limit(bindparam("limit", type_=Integer))

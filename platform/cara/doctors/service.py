@@ -247,8 +247,9 @@ def list_page(
     )
     more = len(rows) > limit
     rows = rows[:limit]
+    # The rows are the database's own values: constructed, not validated again.
     items = [
-        DoctorListItem(
+        DoctorListItem.model_construct(
             id=str(row.id),
             name=row.name,
             email=row.email,
