@@ -115,3 +115,15 @@ ensure_chromium() {
     return 1
   fi
 }
+
+# The pooling tests (tests/pgbouncer) start Debian's PgBouncer in front of the test PostgreSQL.
+ensure_pgbouncer() {
+  if command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing Debian's pgbouncer for the connection pooling tests"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null
+  else
+    echo "The pooling tests need PgBouncer (Debian: apt-get install pgbouncer); they are skipped without it" >&2
+  fi
+}

@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     redis_url: str = "redis://127.0.0.1:6379/0"
     db_pool_size: int = 20
     db_max_overflow: int = 10
+    # DATABASE_URL names a pooler in transaction mode (PgBouncer): no server-side prepared
+    # statements, no startup options (cara.kit.db.connect_args).
+    db_transaction_pooling: bool = False
 
     jwt_secret: str = DEV_SECRET
     jwt_ttl_minutes: int = 60 * 12

@@ -176,13 +176,34 @@ def test_compose_commands_are_the_documented_ones() -> None:
 def test_app_services_start_after_a_successful_migration(name: str) -> None:
     depends = service(name)["depends_on"]
     assert depends["migrate"]["condition"] == "service_completed_successfully"
-    assert depends["postgres"]["condition"] == "service_healthy"
+    assert depends["pgbouncer"]["condition"] == "service_healthy"
     assert depends["redis"]["condition"] == "service_healthy"
     migrate = service("migrate")["depends_on"]
-    assert migrate["postgres"]["condition"] == "service_healthy"
+    assert migrate["pgbouncer"]["condition"] == "service_healthy"
+    assert service("pgbouncer")["depends_on"]["postgres"]["condition"] == "service_healthy"
 
 
-@pytest.mark.parametrize("name", ["postgres", "redis", "api"])
+def test_every_cara_process_goes_through_pgbouncer_in_transaction_mode() -> None:
+    from sqlalchemy.engine import make_url
+
+    from cara.kit.db import VOID_SCHEMA
+
+    for name in (*APP_SERVICES, "migrate"):
+        env = environment(service(name))
+        url = make_url(env["DATABASE_URL"])
+        assert (url.host, url.port, url.database) == ("pgbouncer", 5432, "cara"), name
+        # No server-side prepared statements, no startup options (cara.kit.db.connect_args).
+        assert env["DB_TRANSACTION_POOLING"] == "true", name
+    bouncer = environment(service("pgbouncer"))
+    assert bouncer["POOL_MODE"] == "transaction"
+    assert (bouncer["DB_HOST"], bouncer["DB_NAME"]) == ("postgres", "cara")
+    assert "options" in bouncer["IGNORE_STARTUP_PARAMETERS"].split(",")
+    assert service("pgbouncer")["healthcheck"]["test"]
+    # The empty search path comes from the server, since Cara cannot ask for it through PgBouncer.
+    assert f"search_path={VOID_SCHEMA}" in service("postgres")["command"]
+
+
+@pytest.mark.parametrize("name", ["postgres", "pgbouncer", "redis", "api"])
 def test_health_checks(name: str) -> None:
     test = service(name)["healthcheck"]["test"]
     assert test and test[0] in {"CMD", "CMD-SHELL"}
@@ -631,8 +652,7 @@ def test_citus_overlay_points_every_cara_process_at_pgbouncer() -> None:
         "citus-worker-1",
         "citus-worker-2",
         "citus-setup",
-        "pgbouncer",
-    }
+    }  # PgBouncer is the base file's, now in front of the coordinator
 
 
 def test_citus_nodes_run_one_official_image_with_logical_replication() -> None:
@@ -726,3 +746,26 @@ def test_dockerfile_installs_the_pdf_fonts() -> None:
     runs = " ".join(args for word, args in final_stage() if word == "RUN")
     assert re.search(r"apt-get install [^&]*\bfonts-dejavu-core\b", runs)
     assert str(_FONT_DIR) == "/usr/share/fonts/truetype/dejavu"  # where Debian's package puts them
+
+
+def test_chart_runs_one_api_process_per_pod() -> None:
+    env = {item["name"]: item.get("value") for item in container("deployment-api.yaml")["env"]}
+    assert env["WEB_CONCURRENCY"] == "1"  # the chart scales pods, each with its own CPU limit
+
+
+def test_chart_puts_pgbouncer_in_transaction_mode_in_front_of_postgres() -> None:
+    assert values()["pgbouncer"]["enabled"] is True
+    assert values()["config"]["DB_TRANSACTION_POOLING"] == "true"
+    pod = pod_spec("deployment-pgbouncer.yaml")
+    [bouncer] = pod["containers"]
+    env = {item["name"]: item for item in bouncer["env"]}
+    assert env["POOL_MODE"]["value"] == "transaction"
+    assert "options" in env["IGNORE_STARTUP_PARAMETERS"]["value"].split(",")
+    for key in ("DB_USER", "DB_PASSWORD"):  # from the existing Secret, never a value of the chart
+        assert env[key]["valueFrom"]["secretKeyRef"]["name"] == "TPL(.Values.existingSecret)"
+    assert bouncer["securityContext"] == {"__toYaml__": ".Values.securityContext"}
+    assert bouncer["resources"] == {"__toYaml__": "$pgb.resources"}
+    limits = values()["pgbouncer"]["resources"]
+    assert limits["requests"] and limits["limits"]
+    service = skeleton("service-pgbouncer.yaml")
+    assert service["spec"]["ports"][0]["port"] == 5432

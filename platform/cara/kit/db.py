@@ -26,7 +26,21 @@ from cara.config import get_settings
 VOID_SCHEMA = "cara_void"
 
 
-def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 10) -> Engine:
+def connect_args(transaction_pooling: bool = False) -> dict[str, Any]:
+    """psycopg's connect arguments. Straight to PostgreSQL, every connection asks for the empty
+    search path at startup. Through a pooler in transaction mode (PgBouncer), server connections
+    pass from client to client between transactions: psycopg prepares no statement on the server
+    (a later transaction may run on a server connection that never saw it), and no startup option
+    is sent (PgBouncer does not pass them on); the pooler or the database gives the empty search
+    path instead (ops/deploy/README.md, "PgBouncer")."""
+    if transaction_pooling:
+        return {"prepare_threshold": None}
+    return {"options": f"-c search_path={VOID_SCHEMA}"}
+
+
+def make_engine(
+    url: str, *, pool_size: int = 20, max_overflow: int = 10, transaction_pooling: bool = False
+) -> Engine:
     return create_engine(
         url,
         pool_size=pool_size,
@@ -34,7 +48,7 @@ def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 10) -> Eng
         pool_pre_ping=True,
         # Errors and logs show the SQL but never its bound values (names, notes, emails).
         hide_parameters=True,
-        connect_args={"options": f"-c search_path={VOID_SCHEMA}"},
+        connect_args=connect_args(transaction_pooling),
     )
 
 
@@ -42,7 +56,10 @@ def make_engine(url: str, *, pool_size: int = 20, max_overflow: int = 10) -> Eng
 def get_engine() -> Engine:
     settings = get_settings()
     return make_engine(
-        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow
+        settings.database_url,
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+        transaction_pooling=settings.db_transaction_pooling,
     )
 
 
