@@ -64,20 +64,23 @@ export const RevenueChart = ({ labels, data, seriesLabel, rtl }: RevenueChartPro
 );
 
 export interface PlanChartProps {
+    /** Subscriptions by plan key (a plan's code, 'trial' or 'other'). */
     byPlan: Record<string, number>;
+    /** The plan's name in the interface's language. */
+    planLabel: (plan: string) => string;
     rtl: boolean;
 }
 
-export const PlanDistributionChart = ({ byPlan, rtl }: PlanChartProps) => {
-    const labels = Object.keys(byPlan);
+export const PlanDistributionChart = ({ byPlan, planLabel, rtl }: PlanChartProps) => {
+    const plans = Object.keys(byPlan);
     return (
         <Doughnut
             data={{
-                labels,
+                labels: plans.map(planLabel),
                 datasets: [
                     {
-                        data: labels.map(plan => byPlan[plan]),
-                        backgroundColor: labels.map((_, index) => PLAN_COLOURS[index % PLAN_COLOURS.length]),
+                        data: plans.map(plan => byPlan[plan]),
+                        backgroundColor: plans.map((_, index) => PLAN_COLOURS[index % PLAN_COLOURS.length]),
                     },
                 ],
             }}

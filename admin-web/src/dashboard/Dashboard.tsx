@@ -93,6 +93,21 @@ export const Dashboard = () => {
     const { data: current } = stats;
     const { data: subscriptions } = analytics;
     const revenuePlans = Object.entries(subscriptions.revenueByPlan);
+    // Plan keys come from the server ('hospital-gold', 'doctor-basic', 'trial', ...); a plan
+    // this console does not know yet keeps its key.
+    const planLabel = (plan: string) => translate(`cara.plans.${plan}`, { _: plan });
+    const asOf = current.computedAt
+        ? translate('cara.dashboard.as_of', {
+              time: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(
+                  new Date(current.computedAt),
+              ),
+          })
+        : translate('cara.dashboard.not_computed');
+    const asOfNote = (
+        <Box component="time" dateTime={current.computedAt ?? undefined} data-testid="stats-as-of">
+            {asOf}
+        </Box>
+    );
 
     return (
         <Box sx={{ pb: 3 }} data-testid="dashboard">
@@ -108,24 +123,28 @@ export const Dashboard = () => {
             >
                 <StatCard
                     testId="stat-hospitals"
+                    notes={[asOfNote]}
                     icon={LocalHospitalIcon}
                     title={translate('cara.dashboard.hospitals')}
                     value={current.totalHospitals}
                 />
                 <StatCard
                     testId="stat-doctors"
+                    notes={[asOfNote]}
                     icon={MedicalServicesIcon}
                     title={translate('cara.dashboard.doctors')}
                     value={current.totalDoctors}
                 />
                 <StatCard
                     testId="stat-active-subscriptions"
+                    notes={[asOfNote]}
                     icon={CardMembershipIcon}
                     title={translate('cara.dashboard.active_subscriptions')}
                     value={current.activeSubscriptions}
                 />
                 <StatCard
                     testId="stat-monthly-revenue"
+                    notes={[translate('cara.dashboard.monthly_revenue_hint'), asOfNote]}
                     icon={AttachMoneyIcon}
                     title={translate('cara.dashboard.monthly_revenue')}
                     value={formatDollars(current.monthlyRevenue)}
@@ -141,7 +160,7 @@ export const Dashboard = () => {
                     />
                 </ChartCard>
                 <ChartCard title={translate('cara.dashboard.plan_distribution')} testId="chart-plan-distribution">
-                    <PlanDistributionChart byPlan={current.subscriptions.byPlan} rtl={rtl} />
+                    <PlanDistributionChart byPlan={current.subscriptions.byPlan} planLabel={planLabel} rtl={rtl} />
                     {Object.keys(current.subscriptions.byPlan).length === 0 && (
                         <Typography
                             color="text.secondary"
@@ -166,7 +185,7 @@ export const Dashboard = () => {
                         <List dense aria-label={translate('cara.dashboard.revenue_by_plan')}>
                             {revenuePlans.map(([plan, amount]) => (
                                 <ListItem key={plan} disableGutters>
-                                    <ListItemText primary={plan} secondary={formatDollars(amount)} />
+                                    <ListItemText primary={planLabel(plan)} secondary={formatDollars(amount)} />
                                 </ListItem>
                             ))}
                         </List>

@@ -23,6 +23,8 @@ export interface AdminStats {
         byPlan: Record<string, number>;
         byType: { hospital: number; doctor: number };
     };
+    /** When the rollups these figures come from were computed (ISO time); null before the first. */
+    computedAt: string | null;
 }
 
 export interface SubscriptionAnalytics {
@@ -41,6 +43,7 @@ export const EMPTY_STATS: AdminStats = {
     monthlyRevenue: 0,
     revenue: { labels: [], data: [] },
     subscriptions: { total: 0, active: 0, expired: 0, byPlan: {}, byType: { hospital: 0, doctor: 0 } },
+    computedAt: null,
 };
 
 export const EMPTY_ANALYTICS: SubscriptionAnalytics = {
@@ -82,6 +85,10 @@ export const normalizeStats = (raw: unknown): AdminStats => {
             byPlan: countMap(details.byPlan),
             byType: { hospital: number(byType.hospital), doctor: number(byType.doctor) },
         },
+        computedAt:
+            typeof stats.computedAt === 'string' && !Number.isNaN(Date.parse(stats.computedAt))
+                ? stats.computedAt
+                : null,
     };
 };
 

@@ -3,6 +3,8 @@ import { useDataProvider } from 'react-admin';
 import type { AdminDataProvider, TimeRange } from '../lib/dataProvider';
 import { EMPTY_ANALYTICS, EMPTY_STATS, normalizeAnalytics, normalizeStats } from './stats';
 
+const REFRESH_MS = 30_000;
+
 /**
  * A failed dashboard load is logged and its section shows zeros (spec §8).
  * (A 401 has already signed the admin out: useDataProvider runs checkError.)
@@ -23,6 +25,8 @@ export const useAdminStats = (timeRange: TimeRange) => {
         queryFn: () =>
             fallback('admin stats', async () => normalizeStats(await dataProvider.getStats(timeRange)), EMPTY_STATS),
         placeholderData: keepPreviousData,
+        // The rollups follow a payment or signup within a minute; the open overview follows them.
+        refetchInterval: REFRESH_MS,
     });
 };
 
@@ -36,5 +40,6 @@ export const useSubscriptionAnalytics = () => {
                 async () => normalizeAnalytics(await dataProvider.getSubscriptionAnalytics()),
                 EMPTY_ANALYTICS,
             ),
+        refetchInterval: REFRESH_MS,
     });
 };

@@ -173,7 +173,7 @@ describe('admin console', { timeout: 180_000 }, () => {
             ['stat-hospitals', 'Hospitals'],
             ['stat-doctors', 'Doctors'],
             ['stat-active-subscriptions', 'Active Subs'],
-            ['stat-monthly-revenue', 'Revenue (mo)'],
+            ['stat-monthly-revenue', 'Monthly recurring revenue'],
         ];
         for (const [testId, title] of cards) {
             const card = page.locator(`[data-testid=${testId}]`);
@@ -198,6 +198,17 @@ describe('admin console', { timeout: 180_000 }, () => {
                 expected['stat-monthly-revenue'],
             );
         }
+        // Monthly recurring revenue says how annual plans count, and every card says as of when.
+        assert.match(await page.locator('[data-testid=stat-monthly-revenue]').innerText(), /Annual plans \/ 12/);
+        assert.equal(await page.locator('[data-testid=stats-as-of]').count(), 4, 'an "as of" line on each card');
+        const asOf = await page.locator('[data-testid=stats-as-of]').first();
+        assert.match(await asOf.innerText(), /^As of /);
+        const computedAt = Date.parse(await asOf.getAttribute('datetime'));
+        assert.ok(Math.abs(Date.now() - computedAt) < 10 * 60_000, 'the rollup time is recent');
+        // Plans by name in the interface's language; never 'Unknown'.
+        const summary = await page.locator('[data-testid=subscription-summary]').innerText();
+        assert.match(summary, /Hospital · Silver/);
+        assert.doesNotMatch(await page.locator('[data-testid=dashboard]').innerText(), /Unknown|hospital-silver/);
         for (const chart of ['chart-revenue-growth', 'chart-plan-distribution']) {
             await page.locator(`[data-testid=${chart}] canvas`).waitFor();
         }
@@ -264,6 +275,8 @@ describe('admin console', { timeout: 180_000 }, () => {
         assert.equal(await page.evaluate(() => document.documentElement.lang), 'ar');
         assert.equal(await localStorageItem('locale'), 'ar');
         await page.locator('[data-testid=stat-hospitals]', { hasText: 'المستشفيات' }).waitFor();
+        await page.locator('[data-testid=subscription-summary]', { hasText: 'مستشفى · فضية' }).waitFor();
+        await page.locator('[data-testid=stat-monthly-revenue]', { hasText: 'الخطط السنوية ÷ 12' }).waitFor();
         await page.locator('[data-testid=chart-revenue-growth] canvas').waitFor();
         await page.locator('[data-testid=chart-plan-distribution] canvas').waitFor();
         // The layout itself is mirrored: the sidebar sits on the right.
