@@ -76,7 +76,7 @@ EXCEPTIONS: dict[str, tuple[frozenset[str] | None, str]] = {
         "the one check of who may use the assistant, shared by every assistant endpoint",
     ),
     "cara.clinical.tool": (
-        frozenset({"live"}),
+        frozenset({"live", "chat"}),
         "clinical is a library of deterministic checks; its tool declaration is what the assistant calls",
     ),
     "cara.doctors.specialties": (

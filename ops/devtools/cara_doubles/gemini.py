@@ -352,11 +352,11 @@ def default_generate(request: GenerateRequest) -> str:
     return f"[Gemini double] Answer to a request of {words} words for {request.model}."
 
 
-def generate_response(text: str, model: str) -> Json:
+def generate_response(text: str | Json, model: str) -> Json:
+    """The answer: a text, or a whole `content` (a functionCall, say)."""
+    content = text if isinstance(text, dict) else {"role": "model", "parts": [{"text": text}]}
     return {
-        "candidates": [
-            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
-        ],
+        "candidates": [{"content": content, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
         "modelVersion": model,
     }
@@ -386,8 +386,8 @@ class GeminiDouble:
     tls: TlsFiles | None = None
     host: str = "127.0.0.1"
     port: int = 0
-    # generateContent: the answer text for a request, and an optional delay.
-    generate: Callable[[GenerateRequest], str] = default_generate
+    # generateContent: the answer text (or a whole `content`) for a request, and an optional delay.
+    generate: Callable[[GenerateRequest], str | Json] = default_generate
     # generateContent with inline audio (a recording to transcribe): the answer text.
     transcribe: Callable[[GenerateRequest], str] = default_transcribe
     generate_delay_seconds: float = 0.0

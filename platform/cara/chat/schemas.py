@@ -14,8 +14,14 @@ class ChatMessageIn(BaseModel):
 
     message: str | None = Field(default=None, max_length=MAX_MESSAGE_CHARS, description="the question")
     chatId: str | None = Field(default=None, max_length=64, description="omit to start a new chat")
+    consultationId: str | None = Field(
+        default=None,
+        max_length=64,
+        description="the doctor's own consultation (consented, not signed) that keeps this exchange in "
+        "its transcript: the question, the dose-constraint tool's results and the answer",
+    )
 
-    @field_validator("message", "chatId", mode="before")
+    @field_validator("message", "chatId", "consultationId", mode="before")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         if isinstance(value, str) and "\x00" in value:
@@ -24,11 +30,19 @@ class ChatMessageIn(BaseModel):
 
 
 class ChatTurn(BaseModel):
-    role: Literal["user", "assistant"]
+    role: Literal["user", "assistant", "tool"] = Field(
+        description="user: the clinician; assistant: Cara; tool: the dose-constraint tool's result"
+    )
     text: str
+    result: dict[str, Any] | None = Field(
+        default=None, description="a tool turn: what the dose-constraint tool answered the model"
+    )
 
 
 class ChatReplyOut(BaseModel):
     chatId: str
     reply: str
     messages: list[ChatTurn] = Field(description="the whole conversation so far, oldest first")
+    toolResults: list[ChatTurn] = Field(
+        default_factory=list, description="the dose-constraint checks the model ran for this answer"
+    )

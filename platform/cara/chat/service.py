@@ -1,4 +1,5 @@
-"""The radiotherapy chat: history in Redis, answers from Gemini with Google Search.
+"""The radiotherapy chat: history in Redis, answers from Gemini with Google Search and the
+dose-constraint tool (the one the radiotherapist's live console has).
 
 The server holds the conversation (Redis, per doctor and chat id, expiring
 after two idle hours), so the system instruction and the tools are the
@@ -18,6 +19,7 @@ import redis
 from google.genai import types
 
 from cara.chat.schemas import ChatTurn
+from cara.clinical import tool as dose_tool
 from cara.config import get_settings
 from cara.kit import gemini
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
@@ -31,6 +33,8 @@ TIMED_OUT = "The assistant took too long to answer. Please try again."
 REPLY_TIMEOUT_SECONDS = 60.0
 HISTORY_TTL_SECONDS = 2 * 60 * 60
 MAX_TURNS = 40  # older turns drop out of the model's context
+# Tool calls answered per message before the model must reply in words.
+MAX_TOOL_ROUNDS = 3
 _CHAT_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
@@ -53,7 +57,9 @@ def system_instruction() -> str:
         "conventional and show the arithmetic. Prefer techniques and schedules feasible with the equipment "
         "common there (cobalt-60 units, older linacs, 3D-conformal planning, hypofractionation to save "
         "machine time) and say when advice assumes more. Use Google Search for current guidance and cite "
-        "sources. You give decision support, not a prescription: the clinician decides. "
+        "sources. To check an organ-at-risk dose or dose-volume value against QUANTEC, call "
+        f"{dose_tool.FUNCTION_NAME} and wait for its result before answering; quote its source row. "
+        "You give decision support, not a prescription: the clinician decides. "
         f"When asked who developed you, say {lab}."
     )
 
@@ -71,8 +77,11 @@ def _load(account_id: uuid.UUID, chat_id: str | None) -> tuple[str, list[ChatTur
     return uuid.uuid4().hex, []
 
 
-def send(account_id: uuid.UUID, chat_id: str | None, message: str | None) -> tuple[str, str, list[ChatTurn]]:
-    """Add the doctor's message, ask the model, store both turns; returns (chat id, reply, history)."""
+def send(
+    account_id: uuid.UUID, chat_id: str | None, message: str | None
+) -> tuple[str, str, list[ChatTurn], list[ChatTurn]]:
+    """Add the doctor's message, ask the model (which may run the dose-constraint tool), store the
+    turns; returns (chat id, reply, history, this answer's tool turns)."""
     text = (message or "").strip()
     if not text:
         raise ValidationFailed({"message": EMPTY_MESSAGE}, message=EMPTY_MESSAGE)
@@ -82,34 +91,71 @@ def send(account_id: uuid.UUID, chat_id: str | None, message: str | None) -> tup
     except redis.RedisError as exc:
         raise ServiceUnavailable(UNAVAILABLE) from exc
     history = [*history, ChatTurn(role="user", text=text)][-MAX_TURNS:]
-    reply = _ask(history)
-    history = [*history, ChatTurn(role="assistant", text=reply)][-MAX_TURNS:]
+    reply, tools = _ask(history)
+    history = [*history, *tools, ChatTurn(role="assistant", text=reply)][-MAX_TURNS:]
     try:
         get_redis().set(
             _key(account_id, chat_id), json.dumps([t.model_dump() for t in history]), ex=HISTORY_TTL_SECONDS
         )
     except redis.RedisError as exc:
         raise ServiceUnavailable(UNAVAILABLE) from exc
-    return chat_id, reply, history
+    return chat_id, reply, history, tools
 
 
-def _ask(history: list[ChatTurn]) -> str:
-    client = gemini.client(timeout_seconds=REPLY_TIMEOUT_SECONDS)
-    contents = [
-        types.Content(role="user" if turn.role == "user" else "model", parts=[types.Part(text=turn.text)])
-        for turn in history
-    ]
-    try:
-        response = gemini.generate_content(
-            client,
-            model=get_settings().gemini_text_model,
-            contents=contents,
-            config=types.GenerateContentConfig(
-                system_instruction=system_instruction(),
-                tools=[types.Tool(google_search=types.GoogleSearch())],
-            ),
-            purpose="chat",
+def _content(turn: ChatTurn) -> types.Content:
+    if turn.role == "tool":
+        # An earlier check stays in the model's context as what it was told then.
+        return types.Content(
+            role="model", parts=[types.Part(text=f"({dose_tool.FUNCTION_NAME}) {turn.text}")]
         )
+    return types.Content(role="user" if turn.role == "user" else "model", parts=[types.Part(text=turn.text)])
+
+
+def _run_calls(calls: list[types.FunctionCall], tools: list[ChatTurn]) -> types.Content:
+    """Run the model's tool calls (only the dose-constraint check exists) and answer them."""
+    parts: list[types.Part] = []
+    for call in calls:
+        name = call.name or ""
+        if name == dose_tool.FUNCTION_NAME:
+            outcome = dose_tool.run(dict(call.args) if call.args else None)
+            tools.append(ChatTurn(role="tool", text=outcome.transcript, result=outcome.response))
+            response = outcome.response
+        else:
+            response = {"error": f"Unknown function '{name}'."}
+        parts.append(
+            types.Part(function_response=types.FunctionResponse(id=call.id, name=name, response=response))
+        )
+    return types.Content(role="user", parts=parts)
+
+
+def _ask(history: list[ChatTurn]) -> tuple[str, list[ChatTurn]]:
+    client = gemini.client(timeout_seconds=REPLY_TIMEOUT_SECONDS)
+    contents = [_content(turn) for turn in history]
+    config = types.GenerateContentConfig(
+        system_instruction=system_instruction(),
+        tools=[
+            types.Tool(function_declarations=[dose_tool.declaration()]),
+            types.Tool(google_search=types.GoogleSearch()),
+        ],
+        # The server runs the tool itself, and the model waits for its result.
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    tools: list[ChatTurn] = []
+    try:
+        for round_ in range(MAX_TOOL_ROUNDS + 1):
+            response = gemini.generate_content(
+                client,
+                model=get_settings().gemini_text_model,
+                contents=contents,
+                config=config,
+                purpose="chat",
+            )
+            calls = response.function_calls or []
+            if not calls or round_ == MAX_TOOL_ROUNDS:
+                break
+            if response.candidates and response.candidates[0].content is not None:
+                contents.append(response.candidates[0].content)
+            contents.append(_run_calls(calls, tools))
     except Exception as exc:
         log.warning("chat reply failed", extra={"error": type(exc).__name__})
         if "timeout" in type(exc).__name__.lower():
@@ -117,7 +163,14 @@ def _ask(history: list[ChatTurn]) -> str:
         raise ChatFailed(f"The assistant could not answer: {gemini.provider_message(exc)}") from exc
     finally:
         client.close()
-    reply = (response.text or "").strip()
+    reply = _text(response)
     if not reply:
         raise ChatFailed("The assistant could not answer: the AI service returned no text.")
-    return reply
+    return reply, tools
+
+
+def _text(response: types.GenerateContentResponse) -> str:
+    """The answer's text parts (a response that also holds calls has no `.text` of its own)."""
+    content = response.candidates[0].content if response.candidates else None
+    parts = content.parts if content is not None else None
+    return "".join(part.text for part in parts or [] if part.text and not part.thought).strip()

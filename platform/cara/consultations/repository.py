@@ -276,6 +276,23 @@ def lines(session: Session, consultation_id: uuid.UUID) -> list[TranscriptLine]:
     )
 
 
+def append_lines(session: Session, consultation_id: uuid.UUID, lines: Sequence[tuple[str, str]]) -> None:
+    """Add (speaker, text) lines after the consultation's last one, spoken now (the caller holds
+    the consultation's row lock, so the numbers do not collide)."""
+    last = session.scalar(
+        select(func.max(TranscriptLine.seq)).where(TranscriptLine.consultation_id == consultation_id)
+    )
+    start = -1 if last is None else last
+    now = utcnow()
+    session.add_all(
+        TranscriptLine(
+            consultation_id=consultation_id, seq=start + 1 + i, speaker=speaker, text=text, spoken_at=now
+        )
+        for i, (speaker, text) in enumerate(lines)
+    )
+    session.flush()
+
+
 def drafts(session: Session, consultation_id: uuid.UUID) -> list[ConsultationDraft]:
     return list(
         session.scalars(

@@ -274,6 +274,18 @@ def list_consultations(
     return ConsultationPage(items=items, nextCursor=next_cursor)
 
 
+def add_assistant_lines(
+    session: Session, principal: Principal, consultation_id: object, lines: list[tuple[str, str]]
+) -> None:
+    """Keep an exchange with the assistant outside the live socket (the radiotherapy chat: the
+    question, the dose-constraint tool's results, the answer) in the consultation's transcript.
+    Only the doctor's own consultation with consent and not signed; anything else is NotFound."""
+    consultation = open_for_live(session, principal, consultation_id)
+    repository.doctor_consultation(session, principal.id, consultation.id, for_update=True)
+    repository.append_lines(session, consultation.id, lines)
+    index_for_search(session, consultation.id)
+
+
 def index_for_search(session: Session, consultation_id: uuid.UUID) -> None:
     """Gather a consultation's search words now, as its lines are stored and when it ends (the live
     relay calls this in its own transaction), so that a search never has to gather them."""

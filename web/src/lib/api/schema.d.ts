@@ -892,6 +892,8 @@ export interface paths {
         /**
          * Radiotherapy Chat Message
          * @description Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
+         *     The model may run the dose-constraint check: its results come back in `toolResults` and in the
+         *     history, and, with `consultationId`, the exchange is kept in that consultation's transcript.
          */
         post: operations["radiotherapy_chat_message"];
         delete?: never;
@@ -1329,6 +1331,11 @@ export interface components {
              */
             chatId?: string | null;
             /**
+             * Consultationid
+             * @description the doctor's own consultation (consented, not signed) that keeps this exchange in its transcript: the question, the dose-constraint tool's results and the answer
+             */
+            consultationId?: string | null;
+            /**
              * Message
              * @description the question
              */
@@ -1345,14 +1352,27 @@ export interface components {
             messages: components["schemas"]["ChatTurn"][];
             /** Reply */
             reply: string;
+            /**
+             * Toolresults
+             * @description the dose-constraint checks the model ran for this answer
+             */
+            toolResults?: components["schemas"]["ChatTurn"][];
         };
         /** ChatTurn */
         ChatTurn: {
             /**
+             * Result
+             * @description a tool turn: what the dose-constraint tool answered the model
+             */
+            result?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Role
+             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool's result
              * @enum {string}
              */
-            role: "user" | "assistant";
+            role: "user" | "assistant" | "tool";
             /** Text */
             text: string;
         };
@@ -5714,6 +5734,15 @@ export interface operations {
             };
             /** @description Signed in but not allowed */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

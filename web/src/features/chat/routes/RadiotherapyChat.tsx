@@ -116,7 +116,11 @@ const RadiotherapyChat = () => {
                                     data-sender={message.role}
                                 >
                                     <span className="chat-sender">
-                                        {message.role === 'user' ? t('User') : t('Assistant')}
+                                        {message.role === 'user'
+                                            ? t('User')
+                                            : message.role === 'tool'
+                                              ? t('Dose-constraint check')
+                                              : t('Assistant')}
                                     </span>
                                     <p className="chat-text">{message.text}</p>
                                 </li>
