@@ -1,6 +1,6 @@
 """Live relay overhead: S concurrent consultations, each streaming 8 audio chunks a second both ways.
 
-    .venv/bin/python ops/bench/live_relay.py [--sessions 200] [--duration 15] [--quick]
+    .venv/bin/python ops/bench/live_relay.py [--sessions 200] [--duration 15] [--quick] [--opus]
 
 Prints figures only; the budget (added latency p99 < 2 ms) is printed next to them.
 
@@ -21,6 +21,15 @@ relay): what remains without the relay. 'Added' is the relay path's percentile m
 path's. CPU per session is the relay process's CPU seconds over the measured window, divided by
 the sessions (as a share of one core). The client, the double, the relay and PostgreSQL share the
 machine's cores; the run prints how busy each kept them.
+
+With --opus, a third phase speaks Opus to the relay, as consoles with WebCodecs do: each 'browser'
+sends 120 ms Opus packets (16 kHz, 20 kb/s, binary frames, `"audio": "opus"` in the first frame),
+which the relay decodes to 16 kHz PCM for the double; the double answers each with 120 ms of 24 kHz
+PCM, which the relay encodes into six 20 ms Opus packets. Opus is lossy, so no time can ride in the
+audio: the browser keeps each packet's send time and takes a reply as complete at its sixth packet
+(the relay answers every packet in order). Only the round trip is measured that way, so every phase
+also prints its round trip (browser sent -> reply complete), and the Opus phase's added round trip
+is compared with both directions' budgets together (< 4 ms). CPU per session is printed for it too.
 
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py; a throwaway database.
 """
@@ -68,6 +77,13 @@ BUSY_DIRECT_P99_MS = 5.0
 CHUNK_BYTES = 4096  # 2048 samples of 16-bit audio at 16 kHz: 128 ms, 8 a second (spec §9)
 CHUNKS_PER_SECOND = 8
 REPLY_BYTES = 6144  # 128 ms of 24 kHz reply audio
+# Opus phase: the browser's 120 ms packets (as web/src/features/consoles/audio/opus.ts encodes them),
+# answered with 120 ms of 24 kHz PCM, which the relay encodes into exactly this many 20 ms packets.
+OPUS_UP_RATE = 16_000
+OPUS_UP_BIT_RATE = 20_000
+OPUS_UP_SAMPLES = OPUS_UP_RATE * 120 // 1000
+OPUS_REPLY_BYTES = 24_000 * 120 // 1000 * 2
+OPUS_PACKETS_PER_REPLY = 6
 # Browser -> double: session, sequence number, send time.
 UP_HEADER = struct.Struct("<IIq")
 # Double -> browser: session, sequence, browser sent, double received, double replied.
@@ -90,6 +106,10 @@ def serve_double(port: int, tls_dir: Path) -> None:
             if not audio:
                 return
             data = str(audio["data"]).replace("-", "+").replace("_", "/")
+            if len(data) != (CHUNK_BYTES + 2) // 3 * 4:
+                # PCM the relay decoded from Opus (no header survives a lossy codec): 120 ms back.
+                await session.asend(server_audio(bytes(OPUS_REPLY_BYTES)))
+                return
             head = base64.b64decode(data[:24])  # the header only: 18 bytes of 4096
             session_id, seq, sent = UP_HEADER.unpack_from(head)
             reply = bytearray(REPLY_BYTES)
@@ -113,6 +133,7 @@ def serve_double(port: int, tls_dir: Path) -> None:
 class Samples:
     up: list[float] = field(default_factory=list)
     down: list[float] = field(default_factory=list)
+    round_trip: list[float] = field(default_factory=list)
     sent: int = 0
     received: int = 0
     errors: list[str] = field(default_factory=list)
@@ -140,6 +161,7 @@ def _record(samples: Samples, window: Window, reply: bytes) -> None:
     if window.holds(sent):
         samples.up.append((got - sent) / 1e9)
         samples.down.append((now - replied) / 1e9)
+        samples.round_trip.append((now - sent) / 1e9)
 
 
 async def _stream(send: Any, frame: Any, session_id: int, window: Window, samples: Samples) -> None:
@@ -156,7 +178,7 @@ async def _stream(send: Any, frame: Any, session_id: int, window: Window, sample
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
 
 
-_STARTING: asyncio.Semaphore | None = None
+_STARTING: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
 
 
 async def start_consultation(ws_url: str, token: str) -> str:
@@ -164,11 +186,10 @@ async def start_consultation(ws_url: str, token: str) -> str:
     import httpx
 
     parts = urlsplit(ws_url)
-    # A few at a time: POST /api/consultations holds two database connections per request, and a
-    # burst of one per session would exhaust the API's pool.
-    global _STARTING
-    _STARTING = _STARTING or asyncio.Semaphore(4)
-    async with _STARTING, httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=60) as http:
+    # A few at a time (one semaphore per phase's event loop): a burst of one per session would
+    # exhaust the API's database pool.
+    starting = _STARTING.setdefault(asyncio.get_running_loop(), asyncio.Semaphore(4))
+    async with starting, httpx.AsyncClient(base_url=f"http://{parts.netloc}", timeout=60) as http:
         response = await http.post(
             "/api/consultations",
             json={"console": "generic", "consent": True},
@@ -207,6 +228,84 @@ async def relay_browser(
 
         receiver = asyncio.create_task(receive())
         await _stream(ws.send, frame, session_id, window, samples)
+        await asyncio.sleep(0.5)  # the last replies
+        receiver.cancel()
+
+
+def opus_packets(count: int = 40) -> list[bytes]:
+    """`count` Opus packets of 120 ms of a speech-like signal (a voiced tone with syllable-rate
+    loudness and some noise), encoded once and sent over and over by every 'browser'."""
+    import math
+    from fractions import Fraction
+
+    import av
+
+    codec = av.CodecContext.create("libopus", "w")
+    codec.sample_rate = OPUS_UP_RATE
+    codec.layout = "mono"
+    codec.format = "s16"
+    codec.bit_rate = OPUS_UP_BIT_RATE
+    codec.time_base = Fraction(1, OPUS_UP_RATE)
+    codec.options = {"frame_duration": "120", "application": "voip"}
+    codec.open()
+    noise = random.Random(7)
+    packets: list[bytes] = []
+    for i in range(count):
+        samples = []
+        for n in range(OPUS_UP_SAMPLES):
+            t = (i * OPUS_UP_SAMPLES + n) / OPUS_UP_RATE
+            loud = 0.5 + 0.5 * math.sin(2 * math.pi * 4 * t)  # about four syllables a second
+            voice = math.sin(2 * math.pi * 140 * t) + 0.5 * math.sin(2 * math.pi * 280 * t)
+            samples.append(int(6000 * loud * voice + noise.gauss(0, 300)))
+        frame = av.AudioFrame(format="s16", layout="mono", samples=OPUS_UP_SAMPLES)
+        frame.planes[0].update(struct.pack(f"<{OPUS_UP_SAMPLES}h", *samples))
+        frame.sample_rate = OPUS_UP_RATE
+        frame.time_base = Fraction(1, OPUS_UP_RATE)
+        frame.pts = i * OPUS_UP_SAMPLES
+        packets += [bytes(packet) for packet in codec.encode(frame)]
+    return packets
+
+
+async def opus_browser(
+    url: str, token: str, packets: list[bytes], window: Window, samples: Samples, *, deflate: bool
+) -> None:
+    """A console with WebCodecs: Opus packets up in binary frames, Cara's Opus packets down."""
+    import websockets
+
+    consultation = await start_consultation(url, token)
+    async with websockets.connect(url, max_size=None, compression="deflate" if deflate else None) as ws:
+        await ws.send(
+            json.dumps({"type": "auth", "token": token, "consultationId": consultation, "audio": "opus"})
+        )
+        while True:
+            message = json.loads(await ws.recv())
+            if message.get("type") == "status" and message.get("state") == "connected":
+                break
+            if message.get("state") == "error":
+                raise RuntimeError(message.get("message"))
+        sent_at: list[int] = []
+
+        def frame(_: bytes) -> bytes:
+            sent_at.append(time.perf_counter_ns())
+            return packets[(len(sent_at) - 1) % len(packets)]
+
+        async def receive() -> None:
+            received = 0
+            async for raw in ws:
+                if not isinstance(raw, bytes):
+                    continue
+                received += 1
+                if received % OPUS_PACKETS_PER_REPLY:
+                    continue
+                # The sixth packet completes the reply to the packet sent `reply`-th.
+                reply = received // OPUS_PACKETS_PER_REPLY - 1
+                samples.received += 1
+                sent = sent_at[reply]
+                if window.holds(sent):
+                    samples.round_trip.append((time.perf_counter_ns() - sent) / 1e9)
+
+        receiver = asyncio.create_task(receive())
+        await _stream(ws.send, frame, 0, window, samples)
         await asyncio.sleep(0.5)  # the last replies
         receiver.cancel()
 
@@ -321,8 +420,10 @@ def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Pha
     )
     up, down = LatencyStats.of(samples.up), LatencyStats.of(samples.down)
     log(f"{name}: sent {samples.sent}, replies {samples.received}, errors {len(samples.errors)}")
-    log(f"{name}: up   {up.line()}")
-    log(f"{name}: down {down.line()}")
+    if samples.up:
+        log(f"{name}: up   {up.line()}")
+        log(f"{name}: down {down.line()}")
+    log(f"{name}: round trip {LatencyStats.of(samples.round_trip).line()}")
     log(
         f"{name}: cores busy over {seconds:.0f} s: relay {phase.relay_cpu / seconds:.2f}, double"
         f" {phase.double_cpu / seconds:.2f}, client {phase.client_cpu / seconds:.2f},"
@@ -406,6 +507,11 @@ def main() -> int:
         action="store_true",
         help="browsers do not offer permessage-deflate (what the relay costs without compressing frames)",
     )
+    parser.add_argument(
+        "--opus",
+        action="store_true",
+        help="a third phase with Opus both ways (the relay transcodes), as WebCodecs consoles speak",
+    )
     parser.add_argument("--serve-double", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--tls-dir", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -442,11 +548,25 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
 
             return run_load(make, args.sessions, args.warmup, args.duration)
 
+        packets = opus_packets() if args.opus else []
+
+        def via_relay_opus() -> Any:
+            async def make(i: int, window: Window, samples: Samples) -> None:
+                await opus_browser(
+                    url, doctors[i].token, packets, window, samples, deflate=not args.no_deflate
+                )
+
+            return run_load(make, args.sessions, args.warmup, args.duration)
+
         load = f"{args.sessions} sessions x {CHUNKS_PER_SECOND} chunks/s, {args.duration:.0f} s"
         log(f"direct to the double: {load}")
         base = measure("direct", direct, None, double.process.pid)
         log(f"through the relay: {load}")
         relay = measure("relay", via_relay, api.process.pid, double.process.pid)
+        opus_phase = None
+        if args.opus:
+            log(f"through the relay, Opus both ways: {load}")
+            opus_phase = measure("relay-opus", via_relay_opus, api.process.pid, double.process.pid)
 
         for direction in ("up", "down"):
             with_relay: list[float] = getattr(relay.samples, direction)
@@ -477,6 +597,49 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
             "relay chunks without reply", f"{lost} of {relay.samples.sent} (in-flight at the end included)"
         )
         summary.add("relay session errors", str(len(relay.samples.errors)), "0", not relay.samples.errors)
+        direct_rtt = percentile(base.samples.round_trip, 0.99) * 1000
+        for phase in (relay, opus_phase):
+            if phase is None:
+                continue
+            for q, label in ((0.5, "p50"), (0.99, "p99")):
+                relayed = percentile(phase.samples.round_trip, q) * 1000
+                direct_ms = percentile(base.samples.round_trip, q) * 1000
+                ok = relayed - direct_ms < 2 * BUDGET_P99_MS if label == "p99" else None
+                note = ""
+                if label == "p99" and direct_rtt > 2 * BUSY_DIRECT_P99_MS:
+                    ok, note = None, " inconclusive: direct path over budget, machine busy"
+                summary.add(
+                    f"{phase.name}: added round trip {label}",
+                    f"{relayed - direct_ms:.2f} ms (relay {relayed:.2f}, direct {direct_ms:.2f}){note}",
+                    f"< {2 * BUDGET_P99_MS:.0f} ms" if label == "p99" else "",
+                    ok,
+                )
+        for phase in (relay, opus_phase):
+            # Per chunk answered, the cost does not depend on whether a starved client kept up its rate.
+            if phase is not None and phase.samples.received:
+                per_chunk = phase.relay_cpu / phase.samples.received
+                share = per_chunk * CHUNKS_PER_SECOND * 100  # % of a core per session, = cores per 100
+                summary.add(
+                    f"{phase.name}: relay CPU per chunk and reply",
+                    f"{per_chunk * 1000:.3f} ms, {share:.2f}% of a core per session at"
+                    f" {CHUNKS_PER_SECOND} chunks/s ({share:.2f} cores per 100 sessions)",
+                )
+        if opus_phase is not None:
+            cores = opus_phase.relay_cpu / opus_phase.seconds
+            summary.add(
+                "relay-opus CPU per session",
+                f"{cores / args.sessions * 100:.2f}% of a core ({cores:.2f} cores; PCM: {per_session:.2f}%)",
+            )
+            lost = opus_phase.samples.sent - opus_phase.samples.received
+            summary.add(
+                "relay-opus replies missing", f"{lost} of {opus_phase.samples.sent} (in-flight included)"
+            )
+            summary.add(
+                "relay-opus session errors",
+                str(len(opus_phase.samples.errors)),
+                "0",
+                not opus_phase.samples.errors,
+            )
 
     with api_workers(args.workers):
         return run_bench(
