@@ -17,7 +17,7 @@ from cara.config import get_settings
 from cara.consultations.endpoints import router as consultations_router
 from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
-from cara.kit import handlers
+from cara.kit import handlers, openapi
 from cara.kit.api_docs import mount_api_docs
 from cara.kit.headers import SecurityHeaders
 from cara.kit.logging import configure_logging
@@ -73,6 +73,7 @@ def create_app() -> FastAPI:
     # /api and /admin keep their routes; every other path is a client route.
     mount_spa(app, prefix="", dist=REPO_ROOT / "web" / "dist", reserved=("api/", "admin/"))
     handlers.install(app)
+    openapi.install(app)
     # The web apps' scripts and the JSON lists travel compressed (WebSockets are untouched).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_middleware(

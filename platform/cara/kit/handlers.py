@@ -10,6 +10,7 @@ the client.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import redis
@@ -75,7 +76,37 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     texts = {404: "Not found.", 405: "Method not allowed."}
     message = texts.get(exc.status_code) or (exc.detail if isinstance(exc.detail, str) else "Request failed.")
-    return JSONResponse(error_body(message), status_code=exc.status_code, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        allowed = documented_methods(request)
+        if allowed:
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+    return JSONResponse(error_body(message), status_code=exc.status_code, headers=headers)
+
+
+def documented_methods(request: Request) -> list[str]:
+    """The methods the OpenAPI document lists for this request's path, for the Allow header of
+    a 405. Starlette names only the first route that matched the path, though several routes
+    (one per method) share it. Where templates overlap (`/x/settings`, `/x/{id}`), the one
+    with the fewest parameters is the path's."""
+    app = request.app
+    patterns: list[tuple[int, re.Pattern[str], list[str]]] | None = getattr(app.state, "allow_patterns", None)
+    if patterns is None:
+        patterns = []
+        for template, item in app.openapi().get("paths", {}).items():
+            regex = re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template))
+            methods = sorted(m.upper() for m in item if m in _HTTP_METHODS)
+            patterns.append((template.count("{"), re.compile(regex + "/?"), methods))
+        patterns.sort(key=lambda row: row[0])
+        app.state.allow_patterns = patterns
+    path = request.url.path
+    for _, pattern, methods in patterns:
+        if pattern.fullmatch(path):
+            return methods
+    return []
+
+
+_HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
 
 
 UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."

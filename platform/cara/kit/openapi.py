@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
 _DESCRIPTIONS = {
@@ -26,3 +27,38 @@ class ErrorOut(BaseModel):
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorOut, "description": _DESCRIPTIONS.get(code, "Error")} for code in codes}
+
+
+def _error_response(code: int) -> dict[str, Any]:
+    return {
+        "description": _DESCRIPTIONS[code],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+    }
+
+
+def document_body_errors(document: dict[str, Any]) -> dict[str, Any]:
+    """Every operation that takes a body can be refused before its handler runs: 400 for
+    a body that is not JSON (or not an object), 413 over the size cap (cara.kit.middleware).
+    Declared once here rather than on each route; `document` is changed in place."""
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "requestBody" not in operation:
+                continue
+            responses = operation.setdefault("responses", {})
+            for code in (400, 413):
+                responses.setdefault(str(code), _error_response(code))
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("ErrorOut", ErrorOut.model_json_schema())
+    return document
+
+
+def install(app: FastAPI) -> None:
+    """The app's OpenAPI document with the statuses every body-taking route shares."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = document_body_errors(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -106,6 +106,30 @@ def test_a_method_an_api_route_does_not_take_is_405_with_allow(site: TestClient)
     assert set(r.json()) == {"message", "fields"}
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("DELETE", "/api/consultations", "GET, POST"),  # two routes share the path
+        ("DELETE", "/api/consultations/settings", "GET, PUT"),  # not /api/consultations/{id}'s
+        ("POST", "/api/consultations/abc", "GET, PATCH"),
+        ("POST", "/api/doctors/abc", "DELETE, PUT"),
+    ],
+)
+def test_allow_names_every_method_of_the_path(site: TestClient, method: str, path: str, allow: str) -> None:
+    r = site.request(method, path)
+    assert r.status_code == 405
+    assert r.headers["allow"] == allow
+
+
+def test_every_body_taking_operation_documents_400_and_413(site: TestClient) -> None:
+    """A malformed or oversized body is refused before the handler, on every such route."""
+    document = site.get("/api/openapi.json").json()
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if "requestBody" in operation:
+                assert {"400", "413"} <= set(operation["responses"]), f"{method.upper()} {path}"
+
+
 def test_hsts_only_over_tls() -> None:
     tls = TestClient(create_app(), base_url="https://testserver")
     _assert_headers(tls.get("/api/health"), tls=True)
