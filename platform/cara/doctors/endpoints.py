@@ -105,12 +105,8 @@ def list_doctors_page(
         cursor=cursor,
         limit=limit,
     )
-    # Encoded here (no second validation on the way out); compressed by the app's GZipMiddleware.
-    return Response(
-        page.model_dump_json(by_alias=True),
-        media_type="application/json",
-        headers={"Cache-Control": "private, no-cache"},
-    )
+    # Encoded by the service (DoctorPage's shape); compressed by the app's GZipMiddleware.
+    return Response(page, media_type="application/json", headers={"Cache-Control": "private, no-cache"})
 
 
 @router.post(

@@ -13,6 +13,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import pydantic_core
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -25,8 +26,6 @@ from cara.doctors import list_cache, repository
 from cara.doctors.schemas import (
     DOCTOR_FORMS,
     DoctorCreate,
-    DoctorListItem,
-    DoctorPage,
     DoctorUpdate,
     HospitalDoctorOut,
     NewDoctor,
@@ -224,9 +223,10 @@ def list_page(
     sort: str = "name",
     cursor: str | None = None,
     limit: int = PAGE_SIZE,
-) -> DoctorPage:
-    """A page of the hospital's doctors: searched (name, email, licence number), filtered by
-    specialty, state/province and status, by name or by date added, either way."""
+) -> bytes:
+    """A page of the hospital's doctors (DoctorPage, encoded as JSON): searched (name, email,
+    licence number), filtered by specialty, state/province and status, by name or by date added,
+    either way."""
     own = own_hospital(principal, hospital_id)
     text = (q or "").strip()
     where = repository.PageFilter(
@@ -247,26 +247,42 @@ def list_page(
     )
     more = len(rows) > limit
     rows = rows[:limit]
-    # The rows are the database's own values: constructed, not validated again.
+    # Encoded straight from the rows (the database's own values, in DoctorPage's shape): building
+    # and validating 50 models cost several times the query.
     items = [
-        DoctorListItem.model_construct(
-            id=str(row.id),
-            name=row.name,
-            email=row.email,
-            phoneNumber=row.phone_number,
-            specialty=row.specialty,
-            licenseNumber=row.license_number,
-            experience=row.experience,
-            hospitalId=str(row.hospital_id),
-            isActive=row.is_active,
-            isHospitalCreated=row.is_hospital_created,
-            country=row.country,
-            state=row.state,
-            createdAt=row.created_at,
-        )
-        for row in rows
+        {
+            "_id": str(ident),
+            "name": name,
+            "email": email,
+            "phoneNumber": phone,
+            "specialty": specialty_,
+            "licenseNumber": licence,
+            "experience": experience,
+            "hospitalId": str(hospital),
+            "isActive": is_active,
+            "isHospitalCreated": created_by_hospital,
+            "country": country,
+            "state": province,
+            "role": "doctor",
+            "createdAt": created_at,
+        }
+        for (
+            ident,
+            name,
+            email,
+            phone,
+            hospital,
+            is_active,
+            created_at,
+            specialty_,
+            licence,
+            experience,
+            created_by_hospital,
+            country,
+            province,
+        ) in rows
     ]
-    return DoctorPage(items=items, nextCursor=_cursor_of(sort, rows[-1]) if more else None)
+    return pydantic_core.to_json({"items": items, "nextCursor": _cursor_of(sort, rows[-1]) if more else None})
 
 
 def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> HospitalDoctorOut:

@@ -95,6 +95,10 @@ class TestPaging:
         whole = client.get("/api/doctors", headers=seven.headers).json()
         assert isinstance(whole, list) and len(whole) == 7
         assert {"education", "certifications", "workHistory", "availability"} <= set(whole[0])
+        # A row says what the whole list says of the doctor, in the same formats.
+        rows = page(client, seven).json()["items"]
+        for row, doctor in zip(rows, whole, strict=True):
+            assert row == {key: doctor[key] for key in row}
 
     def test_a_change_between_pages_neither_repeats_nor_skips_the_others(
         self, client: Any, seven: HospitalAccount
