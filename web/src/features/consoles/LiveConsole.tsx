@@ -28,6 +28,7 @@ import { OpusDecoderStream, OpusEncoderStream, opusSupported } from './audio/opu
 import { bytesToBase64, int16ToBytes } from './audio/pcm';
 import { PcmPlayer } from './audio/playback';
 import { playSound } from './audio/sounds';
+import { CaptureQueue } from './capture/CaptureQueue';
 import { ConsoleToasts } from './components/ConsoleToasts';
 import { ControlTray } from './components/ControlTray';
 import { LevelBox } from './components/LevelMeter';
@@ -373,6 +374,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 <ReconnectNotice retryAt={session.retryAt} onRetry={session.retryNow} />
             )}
             <OfflineAudioNotice {...session.offlineAudio} />
+            <CaptureQueue
+                console={profile.key}
+                linkDown={state === 'error' || state === 'reconnecting'}
+                liveBusy={live || state === 'connecting'}
+            />
             {textOnly && live && (
                 <p className="console-notice" role="status" data-testid="text-only">
                     {t('The connection cannot carry audio right now: type your questions below.')}

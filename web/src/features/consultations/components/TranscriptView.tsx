@@ -5,7 +5,8 @@ import { formatClock } from '../format';
 
 /**
  * The consultation's transcript as stored on the server: clock time, who
- * spoke (the doctor, Cara, or the dose-constraint check), the words. Lines
+ * spoke (the doctor, Cara, the dose-constraint check, or the patient in a
+ * consultation recorded offline), the words. Lines
  * named by the selected evidence are highlighted.
  */
 export const TranscriptView = ({
@@ -18,7 +19,15 @@ export const TranscriptView = ({
     const { t, i18n } = useTranslation('consultations');
     const language = i18n.resolvedLanguage ?? 'en';
     const speaker = (value: string) =>
-        value === 'user' ? t('Doctor') : value === 'assistant' ? 'Cara' : value === 'tool' ? t('Dose-constraint check') : value;
+        value === 'user'
+            ? t('Doctor')
+            : value === 'assistant'
+              ? 'Cara'
+              : value === 'tool'
+                ? t('Dose-constraint check')
+                : value === 'patient'
+                  ? t('Patient')
+                  : value;
 
     if (!lines.length) return <p className="cons-muted">{t('No transcript lines were stored.')}</p>;
     return (

@@ -144,6 +144,7 @@ const ConsultationPage = () => {
                 <p className="cons-facts">
                     {[
                         consoleName(consultation.console),
+                        consultation.source === 'recorded' ? t('Recorded offline') : null,
                         formatDateTime(consultation.startedAt, language),
                         formatDuration(consultation.durationSeconds),
                         t('{{count}} lines', { count: consultation.lineCount }),
