@@ -2,6 +2,7 @@ import { CacheProvider, type EmotionCache } from '@emotion/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { Navigate, Route } from 'react-router-dom';
+import aiUsage from './ai-usage';
 import audit from './audit';
 import { Dashboard } from './dashboard/Dashboard';
 import doctors from './doctors';
@@ -62,6 +63,7 @@ export const App = () => {
                 <Resource name="doctors" {...doctors} />
                 <Resource name="payment-history" {...payments} />
                 <Resource name="audit-events" {...audit} />
+                <Resource name="ai-usage" {...aiUsage} />
                 <CustomRoutes>
                     {/* The spec links the dashboard as /admin/dashboard too. */}
                     <Route path="/dashboard" element={<Navigate to="/" replace />} />

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response, status
 
 from cara.admin_console import repository, service
 from cara.admin_console.schemas import (
+    AiUsageOut,
     AuditEventOut,
     DoctorOut,
     HospitalOut,
@@ -212,6 +213,27 @@ def payment_history(
         status=listing.text_filter(query.filters, "status"),
     )
     listing.set_content_range(response, "payment-history", query, len(rows), total)
+    return rows
+
+
+@router.get(
+    "/ai-usage", operation_id="admin_ai_usage", response_model=list[AiUsageOut], responses=READ_ERRORS
+)
+def ai_usage(
+    principal: AdminPrincipal,
+    session: DbSession,
+    response: Response,
+    sort: Sort = None,
+    range_: Range = None,
+    filter_: Filter = None,
+) -> list[AiUsageOut]:
+    """AI minutes and tokens of live consultations per hospital (the independent doctors as one
+    row) over the last `filter.days` days, 30 by default; most tokens first by default."""
+    query = listing.parse(
+        sort, range_, filter_, sortable=set(service.AI_USAGE_SORT), default_sort=("tokens", True)
+    )
+    rows, total = service.ai_usage(session, query, query.filters.get("days"))
+    listing.set_content_range(response, "ai-usage", query, len(rows), total)
     return rows
 
 

@@ -119,6 +119,16 @@ def list_hospitals(
     return _page(session, stmt, HOSPITAL_SORT[query.sort_field], query, Hospital.id)
 
 
+def tenants_with_names(session: Session) -> list[tuple[str, uuid.UUID | None, str | None]]:
+    """Every tenant: (schema, hospital id, hospital name); the independent one has no hospital."""
+    rows = session.execute(
+        select(Tenant.schema_name, Hospital.id, Hospital.name).outerjoin(
+            Hospital, Hospital.tenant_id == Tenant.id
+        )
+    ).all()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
 def hospital_row(session: Session, hospital_id: uuid.UUID) -> Any | None:
     return session.execute(_hospitals().where(Hospital.id == hospital_id)).first()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -90,3 +90,15 @@ class AuditEventOut(BaseModel):
     targetId: str | None
     tenantSchema: str | None
     createdAt: datetime
+
+
+class AiUsageOut(BaseModel):
+    """Live AI use of one hospital (or of the independent doctors together) over a period."""
+
+    id: str = Field(description="the hospital's id, or 'independent' for the independent doctors")
+    name: str
+    kind: Literal["hospital", "independent"]
+    aiMinutes: float = Field(description="minutes consultations were connected to the live model")
+    tokens: int = Field(description="model tokens of those consultations (the provider's usageMetadata)")
+    fromDate: date = Field(description="first day counted (UTC)")
+    toDate: date = Field(description="last day counted (UTC), today")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy.orm import Session
 
 from cara.admin_console import repository
 from cara.admin_console.schemas import (
+    AiUsageOut,
     AuditEventOut,
     DoctorOut,
     HospitalOut,
@@ -37,6 +38,7 @@ from cara.config import get_settings
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.listing import ListQuery
 from cara.kit.validation import email_error, normalise_email
+from cara.live import service as live
 from cara.models import Account
 
 log = logging.getLogger("cara.admin_console")
@@ -233,6 +235,45 @@ def list_audit_events(
 ) -> tuple[list[AuditEventOut], int]:
     rows, total = repository.list_audit_events(session, query, action=action)
     return [audit_out(r) for r in rows], total
+
+
+AI_USAGE_SORT = ("name", "aiMinutes", "tokens")
+AI_USAGE_DAYS = 30
+INDEPENDENT_NAME = "Independent doctors"
+
+
+def ai_usage(
+    session: Session, query: ListQuery, days: object = None, today: date | None = None
+) -> tuple[list[AiUsageOut], int]:
+    """AI minutes and tokens of the live consultations per hospital over the last `days` days
+    (today included; 30 by default, at most as many as the counts are kept), every hospital
+    listed, the independent doctors as one row."""
+    days = AI_USAGE_DAYS if days is None or days == "" else days
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= live.USAGE_KEPT_DAYS:
+        message = f"days must be between 1 and {live.USAGE_KEPT_DAYS}"
+        raise ValidationFailed({"filter": message}, message="Invalid filter.")
+    last = today or datetime.now(UTC).date()
+    first = last - timedelta(days=days - 1)
+    counts = live.usage_between(first, last)
+    rows = []
+    for schema, hospital_id, name in repository.tenants_with_names(session):
+        used = counts.get(schema, {})
+        rows.append(
+            AiUsageOut(
+                id=str(hospital_id) if hospital_id else "independent",
+                name=name or INDEPENDENT_NAME,
+                kind="hospital" if hospital_id else "independent",
+                aiMinutes=round(used.get("seconds", 0) / 60, 1),
+                tokens=used.get("tokens", 0),
+                fromDate=first,
+                toDate=last,
+            )
+        )
+    if query.sort_field == "name":
+        rows.sort(key=lambda r: r.name.lower(), reverse=query.descending)
+    else:
+        rows.sort(key=lambda r: (getattr(r, query.sort_field), r.name.lower()), reverse=query.descending)
+    return rows[query.start : query.end + 1], len(rows)
 
 
 def get_hospital(session: Session, hospital_id: str) -> HospitalOut:

@@ -163,5 +163,18 @@ export const ar: ConsoleMessages = {
                 createdAt: 'الوقت',
             },
         },
+        'ai-usage': {
+            name: plural('استخدام الذكاء الاصطناعي', 'استخدام الذكاء الاصطناعي'),
+            fields: {
+                name: 'المستشفى',
+                aiMinutes: 'دقائق الذكاء الاصطناعي',
+                tokens: 'الرموز',
+                fromDate: 'الفترة',
+                days: 'الفترة',
+                today: 'اليوم',
+                last7: 'آخر 7 أيام',
+                last30: 'آخر 30 يومًا',
+            },
+        },
     },
 };

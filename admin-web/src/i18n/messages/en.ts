@@ -160,6 +160,19 @@ export const en = {
                 createdAt: 'When',
             },
         },
+        'ai-usage': {
+            name: 'AI usage |||| AI usage',
+            fields: {
+                name: 'Hospital',
+                aiMinutes: 'AI minutes',
+                tokens: 'Tokens',
+                fromDate: 'Period',
+                days: 'Period',
+                today: 'Today',
+                last7: 'Last 7 days',
+                last30: 'Last 30 days',
+            },
+        },
     },
 };
 

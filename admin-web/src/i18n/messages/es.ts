@@ -157,5 +157,18 @@ export const es: ConsoleMessages = {
                 createdAt: 'Fecha',
             },
         },
+        'ai-usage': {
+            name: 'Uso de IA |||| Uso de IA',
+            fields: {
+                name: 'Hospital',
+                aiMinutes: 'Minutos de IA',
+                tokens: 'Tokens',
+                fromDate: 'Periodo',
+                days: 'Periodo',
+                today: 'Hoy',
+                last7: 'Últimos 7 días',
+                last30: 'Últimos 30 días',
+            },
+        },
     },
 };

@@ -157,5 +157,18 @@ export const fr: ConsoleMessages = {
                 createdAt: 'Date',
             },
         },
+        'ai-usage': {
+            name: "Utilisation de l'IA |||| Utilisation de l'IA",
+            fields: {
+                name: 'Hôpital',
+                aiMinutes: 'Minutes d’IA',
+                tokens: 'Jetons',
+                fromDate: 'Période',
+                days: 'Période',
+                today: "Aujourd'hui",
+                last7: '7 derniers jours',
+                last30: '30 derniers jours',
+            },
+        },
     },
 };

@@ -18,5 +18,7 @@ export type Doctor = Schemas['DoctorOut'] & RaRecord;
 export type Hospital = Schemas['HospitalOut'] & RaRecord;
 /** GET /api/admin/audit-events rows: append-only, newest first. */
 export type AuditEvent = Schemas['AuditEventOut'] & RaRecord;
+/** GET /api/admin/ai-usage rows: live AI minutes and tokens per hospital over a period. */
+export type AiUsage = Schemas['AiUsageOut'] & RaRecord;
 /** GET /api/admin/payment-history rows. */
 export type Payment = Schemas['PaymentOut'] & RaRecord;

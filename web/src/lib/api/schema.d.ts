@@ -4,6 +4,27 @@
  */
 
 export interface paths {
+    "/api/admin/ai-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ai Usage
+         * @description AI minutes and tokens of live consultations per hospital (the independent doctors as one
+         *     row) over the last `filter.days` days, 30 by default; most tokens first by default.
+         */
+        get: operations["admin_ai_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/audit-events": {
         parameters: {
             query?: never;
@@ -1210,6 +1231,46 @@ export interface components {
         AddendumIn: {
             /** Text */
             text: string;
+        };
+        /**
+         * AiUsageOut
+         * @description Live AI use of one hospital (or of the independent doctors together) over a period.
+         */
+        AiUsageOut: {
+            /**
+             * Aiminutes
+             * @description minutes consultations were connected to the live model
+             */
+            aiMinutes: number;
+            /**
+             * Fromdate
+             * Format: date
+             * @description first day counted (UTC)
+             */
+            fromDate: string;
+            /**
+             * Id
+             * @description the hospital's id, or 'independent' for the independent doctors
+             */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "hospital" | "independent";
+            /** Name */
+            name: string;
+            /**
+             * Todate
+             * Format: date
+             * @description last day counted (UTC), today
+             */
+            toDate: string;
+            /**
+             * Tokens
+             * @description model tokens of those consultations (the provider's usageMetadata)
+             */
+            tokens: number;
         };
         /** AuditEventOut */
         AuditEventOut: {
@@ -2731,6 +2792,69 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    admin_ai_usage: {
+        parameters: {
+            query?: {
+                /** @description JSON, e.g. ["name","ASC"] */
+                sort?: string | null;
+                /** @description JSON, e.g. [0,24] (inclusive) */
+                range?: string | null;
+                /** @description JSON object, e.g. {"q":"accra"} */
+                filter?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiUsageOut"][];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     admin_audit_events: {
         parameters: {
             query?: {
