@@ -2,6 +2,7 @@ import { api, errorMessage, fieldErrors } from '@/lib/api/client';
 import { failure as fail, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 import { sessionStore } from '@/lib/session/storage';
+import type { DoctorFilters, Page } from './pager';
 
 /**
  * The doctor calls of spec §7 for a hospital's own doctors, each turned into
@@ -10,7 +11,8 @@ import { sessionStore } from '@/lib/session/storage';
  * server's own message when it sent one; per-field messages of a 422/409
  * answer come back in `fields`, keyed like the form fields.
  */
-export type Doctor = components['schemas']['HospitalDoctorOut'];
+/** A doctor as the screens use it: a row of the paged list, or a whole doctor (which has more). */
+export type Doctor = components['schemas']['DoctorListItem'];
 export type DoctorCreate = components['schemas']['DoctorCreate'];
 export type DoctorUpdate = components['schemas']['DoctorUpdate'];
 export type DoctorLimit = components['schemas']['DoctorLimitOut'];
@@ -30,6 +32,33 @@ export const fetchDoctors = async (hospitalId: string | null | undefined): Promi
             // An empty body is an empty list; anything but a list is malformed.
             if (data === undefined || data === null) return { ok: true, data: [] };
             if (!Array.isArray(data)) return fail('Invalid response format from server');
+            return { ok: true, data };
+        }
+        if (response.status === 401) return fail('Authentication failed. Please log in again.', 401);
+        if (response.status === 404) return fail('Hospital not found.', 404);
+        return fail(errorMessage(error, 'Failed to fetch doctors'), response.status);
+    } catch {
+        return fail('Failed to load doctors');
+    }
+};
+
+/**
+ * GET /api/doctors/page: one page (50 rows) of the hospital's doctors, searched,
+ * filtered and ordered on the server; `cursor` is the page before's `nextCursor`.
+ */
+export const fetchDoctorPage = async (
+    hospitalId: string,
+    filters: DoctorFilters,
+    cursor: string | null,
+): Promise<Result<Page<Doctor>>> => {
+    if (!hasToken()) return fail(NO_TOKEN);
+    if (!hospitalId) return fail('Hospital ID is required');
+    try {
+        const { data, error, response } = await api.GET('/api/doctors/page', {
+            params: { query: { hospitalId, isHospitalCreated: true, ...filters, cursor: cursor ?? undefined } },
+        });
+        if (response.ok) {
+            if (!data || !Array.isArray(data.items)) return fail('Invalid response format from server');
             return { ok: true, data };
         }
         if (response.status === 401) return fail('Authentication failed. Please log in again.', 401);
