@@ -10,7 +10,8 @@ import '../hospitals.css';
 
 /**
  * The Manage Doctors table (spec §2): Name, Specialty, Experience, License
- * Number, Status, Actions. The action buttons show icons; their accessible
+ * Number, Status, Actions. On a phone each row is a card (hospitals.css), every
+ * cell titled by its data-label, the actions at the card's foot. The action buttons show icons; their accessible
  * names say what they do and to whom ('Edit Kofi Mensah').
  */
 export const DoctorsTable = ({
@@ -61,13 +62,15 @@ export const DoctorsTable = ({
                                         {t('Signed notes')}
                                     </Link>
                                 </th>
-                                <td>{t(doctor.specialty)}</td>
-                                <td className="hosp-nowrap">{t('{{count}} years', { count: doctor.experience })}</td>
-                                <td>{doctor.licenseNumber}</td>
-                                <td>
+                                <td data-label={t('Specialty')}>{t(doctor.specialty)}</td>
+                                <td data-label={t('Experience')} className="hosp-nowrap">
+                                    {t('{{count}} years', { count: doctor.experience })}
+                                </td>
+                                <td data-label={t('License Number')}>{doctor.licenseNumber}</td>
+                                <td data-label={t('Status')}>
                                     <StatusBadge active={doctor.isActive} />
                                 </td>
-                                <td>
+                                <td data-label={t('Actions')}>
                                     <div className="hosp-actions">
                                         <button
                                             type="button"
@@ -138,9 +141,9 @@ export const DashboardDoctorsTable = ({ doctors }: { doctors: readonly Doctor[] 
                                     {t('Signed notes')}
                                 </Link>
                             </th>
-                            <td>{t(doctor.specialty)}</td>
-                            <td>{doctor.email}</td>
-                            <td>
+                            <td data-label={t('Specialty')}>{t(doctor.specialty)}</td>
+                            <td data-label={t('Email')}>{doctor.email}</td>
+                            <td data-label={t('Status')}>
                                 <StatusBadge active={doctor.isActive} />
                             </td>
                         </tr>
