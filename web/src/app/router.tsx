@@ -2,9 +2,11 @@ import type { ComponentType, ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 
 import { AppLayout } from '@/components/layout/AppLayout';
+import { FullScreenSpinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
 import type { Role } from '@/lib/session/storage';
 import { ProtectedRoute, RoleRedirect } from './guards/ProtectedRoute';
+import { SpecialtyGate } from './guards/SpecialtyGate';
 import { SubscriptionGate } from './guards/SubscriptionGate';
 import { RouteError } from './RouteError';
 
@@ -30,12 +32,23 @@ const clinical = (element: ReactNode) => (
         <SubscriptionGate>{element}</SubscriptionGate>
     </ProtectedRoute>
 );
+// A specialty's console (or the radiotherapy chat): a notice for doctors of another specialty.
+const specialtyClinical =
+    (specialty: string, chat = false) =>
+    (element: ReactNode) =>
+        clinical(
+            <SpecialtyGate specialty={specialty} chat={chat}>
+                {element}
+            </SpecialtyGate>,
+        );
 const onlyDoctors = (element: ReactNode) => <RoleRedirect role="doctor">{element}</RoleRedirect>;
 
 export const routes: RouteObject[] = [
     {
         element: <AppLayout />,
         errorElement: <RouteError />,
+        // Shown while the first page's lazy chunk loads (and no 'No HydrateFallback' warning).
+        hydrateFallbackElement: <FullScreenSpinner />,
         children: [
             // Public (spec §2 "Public routes")
             { path: paths.roleSelection, ...page(() => import('@/features/landing/RoleSelectionPage')) },
@@ -57,25 +70,31 @@ export const routes: RouteObject[] = [
             },
             {
                 path: paths.radiologist,
-                ...page(() => import('@/features/consoles/routes/RadiologistConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/RadiologistConsole'), specialtyClinical('Radiologist')),
             },
             {
                 path: paths.radiotherapist,
-                ...page(() => import('@/features/consoles/routes/RadiotherapistConsole'), clinical),
+                ...page(
+                    () => import('@/features/consoles/routes/RadiotherapistConsole'),
+                    specialtyClinical('Radiotherapist'),
+                ),
             },
             {
                 path: paths.radiotherapistChat,
-                ...page(() => import('@/features/chat/routes/RadiotherapyChat'), clinical),
+                ...page(() => import('@/features/chat/routes/RadiotherapyChat'), specialtyClinical('Radiotherapist', true)),
             },
             {
                 path: paths.cardiologist,
-                ...page(() => import('@/features/consoles/routes/CardiologistConsole'), clinical),
+                ...page(() => import('@/features/consoles/routes/CardiologistConsole'), specialtyClinical('Cardiologist')),
             },
             {
                 path: paths.generalPractitioner,
-                ...page(() => import('@/features/consoles/routes/GeneralPractitionerConsole'), clinical),
+                ...page(
+                    () => import('@/features/consoles/routes/GeneralPractitionerConsole'),
+                    specialtyClinical('General Practitioner'),
+                ),
             },
-            { path: paths.nurse, ...page(() => import('@/features/consoles/routes/NurseConsole'), clinical) },
+            { path: paths.nurse, ...page(() => import('@/features/consoles/routes/NurseConsole'), specialtyClinical('Nurse')) },
             { path: paths.assistant, ...page(() => import('@/features/consoles/routes/GenericConsole'), clinical) },
             {
                 path: paths.consultations,

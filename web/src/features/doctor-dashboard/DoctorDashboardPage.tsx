@@ -8,7 +8,7 @@ import { MicIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import { paths, specialtyPath } from '@/config/paths';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { formatLongDate } from '@/lib/format';
-import { isHospitalCreatedDoctor } from '@/lib/gating';
+import { isHospitalCreatedDoctor, useClinicalAccess } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
 
 import './doctor-dashboard.css';
@@ -38,6 +38,8 @@ const DoctorDashboardPage = () => {
     const { t, i18n } = useTranslation('doctor');
     const { user } = useSession();
     const [load, setLoad] = useState<Load>({ state: 'loading' });
+    // A hospital-created doctor's plan is their hospital's: its status, not their own (empty) subscription.
+    const facility = useClinicalAccess(user);
 
     const refresh = useCallback(async () => {
         setLoad({ state: 'loading' });
@@ -50,6 +52,7 @@ const DoctorDashboardPage = () => {
     }, [refresh]);
 
     if (!user) return null; // the route's guard sends visitors away first
+    const viaHospital = isHospitalCreatedDoctor(user);
 
     const language = i18n.resolvedLanguage ?? 'en';
     const date = (value: string | null | undefined) => {
@@ -94,7 +97,25 @@ const DoctorDashboardPage = () => {
                             </Button>
                         </Alert>
                     )}
-                    {subscription && (
+                    {viaHospital && load.state !== 'loading' && (
+                        <>
+                            <div className="dd-plan">
+                                <span className="dd-plan-name" data-testid="plan-name">
+                                    {t("Your hospital's plan")}
+                                </span>
+                                {'status' in facility && (
+                                    <span
+                                        className={`dd-status dd-status-${facility.state === 'allowed' ? 'active' : 'other'}`}
+                                        data-testid="plan-status"
+                                    >
+                                        {STATUS_LABELS[facility.status] ? t(STATUS_LABELS[facility.status]) : facility.status}
+                                    </span>
+                                )}
+                            </div>
+                            <p className="dd-note">{t("Your access is provided by your hospital's subscription.")}</p>
+                        </>
+                    )}
+                    {subscription && !viaHospital && (
                         <>
                             <div className="dd-plan">
                                 <span className="dd-plan-name" data-testid="plan-name">
@@ -119,12 +140,9 @@ const DoctorDashboardPage = () => {
                                     <dd data-testid="renewal-date">{date(renewal)}</dd>
                                 </div>
                             </dl>
-                            {isHospitalCreatedDoctor(user) && (
-                                <p className="dd-note">{t("Your access is provided by your hospital's subscription.")}</p>
-                            )}
                         </>
                     )}
-                    {load.state !== 'loading' && (
+                    {load.state !== 'loading' && !viaHospital && (
                         <Link
                             to={paths.doctorSubscription}
                             className={`btn ${active ? 'btn-secondary' : 'btn-primary'} dd-plan-action`}

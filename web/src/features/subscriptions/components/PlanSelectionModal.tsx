@@ -145,7 +145,16 @@ export const PlanSelectionModal = ({
     }
 
     return (
-        <Modal title={t('Choose Your Subscription Plan')} onClose={onClose} wide>
+        <Modal
+            title={t('Choose Your Subscription Plan')}
+            onClose={onClose}
+            wide
+            footer={
+                <Button variant="secondary" onClick={onClose} data-testid="plans-cancel">
+                    {t('Cancel')}
+                </Button>
+            }
+        >
             {setup.state === 'checking' && (
                 <div className="page-loading">
                     <Spinner />

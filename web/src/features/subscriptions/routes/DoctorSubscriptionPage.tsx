@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate, useNavigate } from 'react-router';
+import { Link, Navigate, useNavigate } from 'react-router';
 
+import { dashboardPath } from '@/components/layout/Navbar';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Modal } from '@/components/ui/Modal';
@@ -9,6 +10,7 @@ import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
+import { useClinicalAccess } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
 import { checkoutMemory, createCheckoutSession, fetchPlans, type BillingCycle, type Plan } from '../api';
 import { ManageBillingButton, PAID_STATUSES, TestPaymentsBadge } from '../components/Badges';
@@ -27,6 +29,8 @@ const DoctorSubscriptionPage = () => {
     const notify = useToast();
     const navigate = useNavigate();
     const format = useFormat();
+    // The page has no navbar (spec §2): a way back to where the doctor may go.
+    const access = useClinicalAccess(user);
 
     const [loading, setLoading] = useState(true);
     const [current, setCurrent] = useState<CurrentSubscription | null>(null);
@@ -108,9 +112,20 @@ const DoctorSubscriptionPage = () => {
                     <h1>{heading}</h1>
                     <TestPaymentsBadge />
                 </div>
-                <Button variant="secondary" onClick={() => void logout()}>
-                    {t('Logout')}
-                </Button>
+                <div className="sub-header-actions">
+                    {user && access.state === 'allowed' ? (
+                        <Link className="btn btn-secondary" to={dashboardPath(user)} data-testid="back-link">
+                            {t('Back to dashboard')}
+                        </Link>
+                    ) : (
+                        <Link className="btn btn-secondary" to={paths.profile} data-testid="back-link">
+                            {t('My profile')}
+                        </Link>
+                    )}
+                    <Button variant="secondary" onClick={() => void logout()}>
+                        {t('Logout')}
+                    </Button>
+                </div>
             </header>
 
             {loading ? (
