@@ -5,14 +5,20 @@ from __future__ import annotations
 import uuid
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from cara.models import RecordingPart, RecordingUpload
 
 
-def add_upload(session: Session, upload: RecordingUpload) -> RecordingUpload:
-    session.add(upload)
-    session.flush()
+def add_upload(session: Session, upload: RecordingUpload) -> RecordingUpload | None:
+    """The new upload, or None when the same capture was created meanwhile (another request)."""
+    try:
+        with session.begin_nested():
+            session.add(upload)
+            session.flush()
+    except IntegrityError:
+        return None
     return upload
 
 

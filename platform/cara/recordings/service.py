@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -61,6 +61,7 @@ CHUNK_TOO_LARGE = f"A chunk may hold at most {CHUNK_BYTES} bytes."
 RECORDING_TOO_LARGE = f"A recording may hold at most {MAX_BYTES // (1024 * 1024)} MB."
 ALREADY_COMPLETE = "This recording is already complete."
 NOT_RETRYABLE = "Only a failed recording can be processed again."
+TRY_AGAIN = "The recording could not be created. Please try again."
 
 
 class OffsetMismatch(Conflict):
@@ -117,7 +118,8 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
     if not body.mimeType.strip().lower().startswith(MIME_TYPES):
         raise ValidationFailed({"mimeType": BAD_MIME}, message=BAD_MIME)
     now = utcnow()
-    recorded_at = min(body.recordedAt, now)
+    started = body.recordedAt if body.recordedAt.tzinfo else body.recordedAt.replace(tzinfo=UTC)
+    recorded_at = min(started, now)
     upload = repository.add_upload(
         session,
         RecordingUpload(
@@ -133,6 +135,11 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
             attempts=0,
         ),
     )
+    if upload is None:  # a retried create raced the first one
+        raced = repository.by_client_id(session, principal.id, body.clientId)
+        if raced is None:
+            raise Conflict(TRY_AGAIN)
+        return recording_out(raced), False
     record_tenant(
         session,
         action="recording.consent",

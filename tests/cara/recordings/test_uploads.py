@@ -174,3 +174,35 @@ class TestComplete:
 @pytest.mark.parametrize("console", ["generic", "radiologist"])
 def test_console_is_kept(client: Any, doctor: dict[str, str], console: str) -> None:
     assert create(client, doctor, console=console.upper()).json()["console"] == console
+
+
+def test_a_start_time_without_zone_is_utc_and_never_in_the_future(
+    client: Any, doctor: dict[str, str]
+) -> None:
+    naive = create(client, doctor, recordedAt="2026-01-02T03:04:05")
+    assert naive.status_code == 201 and naive.json()["recordedAt"].startswith("2026-01-02T03:04:05")
+    future = create(client, doctor, recordedAt="2999-01-01T00:00:00Z")
+    assert future.status_code == 201 and future.json()["recordedAt"] < "2999"
+
+
+def test_a_create_that_raced_another_returns_the_first(
+    client: Any, doctor: dict[str, str], monkeypatch: Any
+) -> None:
+    """Two requests for the same capture at once: the one that loses the unique index gets the other's."""
+    from cara.recordings import repository
+
+    client_id = str(uuid.uuid4())
+    first = create(client, doctor, clientId=client_id).json()
+    monkeypatch.setattr(repository, "by_client_id", _none_once(repository.by_client_id))
+    again = create(client, doctor, clientId=client_id)
+    assert again.status_code == 200 and again.json()["id"] == first["id"]
+
+
+def _none_once(real: Any) -> Any:
+    calls = {"n": 0}
+
+    def wrapper(*args: Any) -> Any:
+        calls["n"] += 1
+        return None if calls["n"] == 1 else real(*args)
+
+    return wrapper
