@@ -75,7 +75,8 @@ def pytest_configure(config: pytest.Config) -> None:
         DATABASE_URL=test_url,
         REDIS_URL=redis_url,
         JWT_SECRET="test-secret-" + secrets.token_hex(16),
-        OTEL_TRACES_EXPORTER="none",
+        # Spans recorded for the tracing tests' in-process processors, none exported.
+        OTEL_TRACES_EXPORTER="memory",
         PUBLIC_BASE_URL="http://testserver",
         LOGIN_MAX_FAILURES="5",
     )

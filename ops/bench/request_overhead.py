@@ -66,11 +66,14 @@ class Plan:
     connections: int
     profile: str | None
     rows: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    native: bool = False
 
     def __str__(self) -> str:
         return (
             f"wrk -t1 -c{self.connections}, 1 s warm-up + {self.duration:g} s per server and row, "
             f"{self.rounds} rounds alternating product/bare"
+            + (f", product env {self.env}" if self.env else "")
         )
 
 
@@ -88,9 +91,20 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--profile", help="write py-spy raw stacks of the product under load here")
+    parser.add_argument("--native", action="store_true", help="py-spy also samples C frames (--native)")
     parser.add_argument("--rows", default="", help="only the rows whose name contains this text")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the product (e.g. OTEL_TRACES_EXPORTER=memory: spans recorded, none exported)",
+    )
     args = parser.parse_args(argv)
-    return Plan(args.duration, max(1, args.rounds), args.connections, args.profile, args.rows)
+    env = dict(item.split("=", 1) for item in args.env)
+    return Plan(
+        args.duration, max(1, args.rounds), args.connections, args.profile, args.rows, env, args.native
+    )
 
 
 # ---------------------------------------------------------------- wrk
@@ -265,7 +279,9 @@ def record_responses(api: ApiServer, rows: Sequence[Row], into: Path) -> None:
 # ---------------------------------------------------------------- py-spy
 
 
-def profile(api: ApiServer, binary: str, row: Row, out: str, *, seconds: float, connections: int) -> None:
+def profile(
+    api: ApiServer, binary: str, row: Row, out: str, *, seconds: float, connections: int, native: bool
+) -> None:
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():
         log("py-spy not found (pip install py-spy): no profile")
@@ -285,10 +301,10 @@ def profile(api: ApiServer, binary: str, row: Row, out: str, *, seconds: float, 
             str(round(seconds)),
             "--output",
             out,
-            "--nonblocking",
+            # Native frames need the process paused for each sample.
+            *(["--native"] if native else ["--nonblocking"]),
         ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
     )
     time.sleep(0.5)
     wrk(binary, api.base_url, api.process.pid, row, seconds=seconds, connections=connections)
@@ -435,9 +451,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 plan.profile,
                 seconds=max(5.0, plan.duration),
                 connections=plan.connections,
+                native=plan.native,
             )
 
-    return run_bench(plan, summary, body, modules=("cara.registration.service",))
+    return run_bench(plan, summary, body, env=plan.env, modules=("cara.registration.service",))
 
 
 if __name__ == "__main__":

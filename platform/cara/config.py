@@ -122,8 +122,9 @@ class Settings(BaseSettings):
     drain_seconds: float = Field(default=30.0, ge=0, le=300, validation_alias="CARA_DRAIN_SECONDS")
 
     # OpenTelemetry traces and metrics: "none" (default) or "otlp" (uses the
-    # standard OTEL_EXPORTER_OTLP_* variables) or "console".
-    otel_traces_exporter: Literal["none", "otlp", "console"] = Field(
+    # standard OTEL_EXPORTER_OTLP_* variables) or "console"; traces also "memory"
+    # (recorded for in-process span processors only: the test suite).
+    otel_traces_exporter: Literal["none", "otlp", "console", "memory"] = Field(
         default="none", validation_alias="OTEL_TRACES_EXPORTER"
     )
     otel_metrics_exporter: Literal["none", "otlp", "console"] = Field(

@@ -10,9 +10,10 @@ anything uncommitted is rolled back when the request ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
+from anyio import CapacityLimiter, to_thread
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
@@ -29,7 +30,9 @@ def bearer_token(request: Request) -> str | None:
     return value.strip()
 
 
-def _session(request: Request) -> Iterator[Session]:
+async def _session(request: Request) -> AsyncIterator[Session]:
+    # async: opening a session does no I/O (the connection is taken at the first statement), so
+    # this runs on the event loop instead of costing two hand-offs to the thread pool.
     token = bearer_token(request)
     claims = tokens.decode(token) if token else None
     request.state.token_claims = claims
@@ -43,8 +46,15 @@ def _session(request: Request) -> Iterator[Session]:
     try:
         yield session
     finally:
-        # close() rolls back whatever the handler did not commit.
-        session.close()
+        # close() rolls back whatever the handler did not commit: a round trip, so off the event
+        # loop, unless no transaction is open (nothing read, or committed). Not with the thread
+        # pool's own tokens: with every token taken by requests waiting for a pooled connection,
+        # the sessions holding those connections could never close (FastAPI's sync dependencies
+        # exit through a limiter of their own for the same reason).
+        if session.in_transaction():
+            await to_thread.run_sync(session.close, limiter=CapacityLimiter(1))
+        else:
+            session.close()
 
 
 DbSession = Annotated[Session, Depends(_session, scope="function")]

@@ -3,12 +3,17 @@
 Declared once and used in signatures, e.g. `principal: HospitalPrincipal`.
 The check loads the account together with its tenant, so a deactivated
 account, a suspended tenant, a changed password or a token whose tenant claim
-does not match the account are all refused at once.
+does not match the account are all refused at once; then the transaction is
+confined to the tenant's database role (SET LOCAL ROLE, once per transaction).
+Revocation (logout) is looked up in this process's in-memory list, kept current
+over Redis pub/sub (cara.auth.tokens), not with a Redis round trip per request;
+the live consultations' first message and periodic re-check ask Redis itself.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -55,7 +60,7 @@ def authenticate(request: Request, session: DbSession) -> Principal:
     claims: tokens.TokenClaims | None = getattr(request.state, "token_claims", None)
     if claims is None:
         raise Unauthorized(AUTH_FAILED)
-    return principal_for_claims(session, claims)
+    return principal_for_claims(session, claims, revocation=tokens.is_revoked_cached)
 
 
 def authenticate_token(session: Session, token: str) -> Principal:
@@ -75,9 +80,14 @@ def session_for_token(token: str) -> Session:
     return tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
 
 
-def principal_for_claims(session: Session, claims: tokens.TokenClaims) -> Principal:
+def principal_for_claims(
+    session: Session,
+    claims: tokens.TokenClaims,
+    *,
+    revocation: Callable[[tokens.TokenClaims], bool] = tokens.is_revoked,
+) -> Principal:
     try:
-        if tokens.is_revoked(claims):
+        if revocation(claims):
             raise Unauthorized(AUTH_FAILED)
     except redis.RedisError as exc:
         # Fail closed: without the revocation list we cannot tell a logged-out token.
@@ -116,7 +126,8 @@ class Authenticator:
     def __init__(self, *roles: str) -> None:
         self.roles = frozenset(roles)
 
-    def __call__(self, principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
+    # async: no I/O here, so no hand-off to the thread pool (authenticate itself reads the database).
+    async def __call__(self, principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
         if self.roles and principal.role not in self.roles:
             raise Forbidden(NO_PERMISSION)
         return principal

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from cara.models import Account, DoctorProfile, Hospital, PasswordReset, Tenant
@@ -19,15 +19,21 @@ def email_taken(session: Session, email: str) -> bool:
     return session.scalar(select(Account.id).where(Account.email == email)) is not None
 
 
+# Built once: a statement object keeps its cache key, so the statements run on every request
+# skip SQLAlchemy's per-call construction and cache-key walk.
+_ACCOUNT_WITH_TENANT = (
+    select(Account, Tenant.schema_name, Tenant.kind, Tenant.status)
+    .outerjoin(Tenant, Tenant.id == Account.tenant_id)
+    .where(Account.id == bindparam("account_id"))
+)
+_DOCTOR_PROFILE = select(DoctorProfile).where(DoctorProfile.account_id == bindparam("account_id"))
+
+
 def account_with_tenant(
     session: Session, account_id: uuid.UUID
 ) -> tuple[Account, str | None, str | None, str | None] | None:
     """The account with its tenant's schema, kind and status (all None without a tenant)."""
-    row = session.execute(
-        select(Account, Tenant.schema_name, Tenant.kind, Tenant.status)
-        .outerjoin(Tenant, Tenant.id == Account.tenant_id)
-        .where(Account.id == account_id)
-    ).first()
+    row = session.execute(_ACCOUNT_WITH_TENANT, {"account_id": account_id}).first()
     return None if row is None else (row[0], row[1], row[2], row[3])
 
 
@@ -41,7 +47,7 @@ def hospital(session: Session, hospital_id: uuid.UUID) -> Hospital | None:
 
 def doctor_profile(session: Session, account_id: uuid.UUID) -> DoctorProfile | None:
     """Reads the profile from the tenant the session is bound to."""
-    return session.scalar(select(DoctorProfile).where(DoctorProfile.account_id == account_id))
+    return session.scalar(_DOCTOR_PROFILE, {"account_id": account_id})
 
 
 def reset_by_hash(session: Session, token_hash: str) -> PasswordReset | None:

@@ -3,22 +3,35 @@
 Claims: `sub` account id, `role`, `tnt` tenant schema (absent for admins),
 `jti` token id, `iat`/`exp`, and `iat_ms` (millisecond issue time, compared
 with the account's password change so older tokens die with the password).
-Revoked token ids are kept in Redis until the token would have expired.
+Revoked token ids are kept in Redis until the token would have expired, and announced on a
+Redis channel: every API process keeps the revoked ids in memory (`RevocationList`, fed by
+that channel, loaded from the keys whenever it (re)subscribes), so a request checks revocation
+without a Redis round trip and a logout reaches every replica within milliseconds. While the
+list is not known to be current (starting, or its connection lost for more than
+`STALE_AFTER` s) the check asks Redis itself, which fails closed when Redis is down.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
 
 import jwt
+import redis
 
 from cara.config import get_settings
 from cara.kit.redis import get_redis
 
+log = logging.getLogger("cara.auth.revocation")
 _ALGORITHM = "HS256"
 _REVOKED_PREFIX = "cara:revoked-token:"
+REVOKED_CHANNEL = "cara:revoked-tokens"
+# The in-memory list is trusted only while its subscriber has proved alive this recently.
+STALE_AFTER = 1.0
 
 
 @dataclass(frozen=True)
@@ -70,8 +83,137 @@ def decode(token: str) -> TokenClaims | None:
 
 def revoke(claims: TokenClaims) -> None:
     ttl = max(1, claims.expires_at - int(time.time()))
-    get_redis().set(_REVOKED_PREFIX + claims.token_id, "1", ex=ttl)
+    client = get_redis()
+    # The key first: a replica that (re)subscribes after the message still finds it.
+    client.set(_REVOKED_PREFIX + claims.token_id, str(claims.expires_at), ex=ttl)
+    client.publish(REVOKED_CHANNEL, f"{claims.token_id} {claims.expires_at}")
+    _list().add(claims.token_id, claims.expires_at)
 
 
 def is_revoked(claims: TokenClaims) -> bool:
+    """Asked of Redis itself (the live consultations' periodic re-check)."""
     return bool(get_redis().exists(_REVOKED_PREFIX + claims.token_id))
+
+
+def is_revoked_cached(claims: TokenClaims) -> bool:
+    """From this process's in-memory list while it is current, else from Redis (`is_revoked`)."""
+    revoked = _list()
+    if revoked.current():
+        return revoked.contains(claims.token_id)
+    return is_revoked(claims)
+
+
+class RevocationList:
+    """The revoked token ids, kept current by a daemon thread subscribed to `REVOKED_CHANNEL`.
+
+    On every (re)subscription the thread first subscribes, then reads every revoked-token key,
+    so a revocation published while it was away is not missed. `current()` is true only while
+    the subscription is up and its thread answered within `STALE_AFTER` s (it wakes at least
+    every `tick` s). `client` makes the thread's own Redis connection.
+    """
+
+    def __init__(self, client: redis.Redis[str] | None = None, *, tick: float = 0.25) -> None:
+        self._client = client
+        self._tick = tick
+        self._revoked: dict[str, int] = {}
+        self._alive_at = 0.0
+        self._subscribed = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> RevocationList:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="cara-revocations", daemon=True)
+                self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def current(self) -> bool:
+        return self._subscribed and time.monotonic() - self._alive_at < STALE_AFTER
+
+    def contains(self, token_id: str) -> bool:
+        return token_id in self._revoked
+
+    def add(self, token_id: str, expires_at: int) -> None:
+        self._revoked[token_id] = expires_at
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while not self._stop.is_set():
+            try:
+                self._follow()
+                backoff = 0.1
+            except (redis.RedisError, OSError) as exc:
+                if not self._stop.is_set():
+                    log.warning("revocation list lost its subscription", extra={"error": type(exc).__name__})
+            finally:
+                self._subscribed = False
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    def _follow(self) -> None:
+        client = self._client or get_redis()
+        pubsub = client.pubsub()
+        try:
+            pubsub.subscribe(REVOKED_CHANNEL)
+            deadline = time.monotonic() + 5
+            while (confirmed := pubsub.get_message(timeout=self._tick)) is None or confirmed[
+                "type"
+            ] != "subscribe":
+                if time.monotonic() > deadline:
+                    raise redis.TimeoutError("no subscription confirmation")
+            # Subscribed for sure: a revocation from now on arrives as a message, any before is a key.
+            self._load(client)
+            self._subscribed = True
+            purged_at = time.monotonic()
+            while not self._stop.is_set():
+                self._alive_at = time.monotonic()
+                message = pubsub.get_message(timeout=self._tick)
+                if message is None:
+                    # A quiet channel: prove the connection is still there.
+                    pubsub.ping()
+                elif message.get("type") == "message":
+                    token_id, _, expires = str(message["data"]).partition(" ")
+                    self.add(token_id, int(expires) if expires.isdigit() else int(time.time()) + 86400)
+                if time.monotonic() - purged_at > 60:
+                    self._purge()
+                    purged_at = time.monotonic()
+        finally:
+            pubsub.close()
+
+    def _load(self, client: redis.Redis[str]) -> None:
+        now = int(time.time())
+        keys = list(client.scan_iter(match=_REVOKED_PREFIX + "*", count=1000))
+        for key, value in zip(keys, client.mget(keys) if keys else [], strict=True):
+            # Keys written before the expiry was stored hold "1": keep them a full token lifetime.
+            expires = int(value) if value and value.isdigit() and value != "1" else now + 86400
+            self.add(key.removeprefix(_REVOKED_PREFIX), expires)
+
+    def _purge(self) -> None:
+        now = int(time.time())
+        for token_id, expires in list(self._revoked.items()):
+            if expires < now:
+                self._revoked.pop(token_id, None)
+
+
+_process_list: tuple[int, RevocationList] | None = None
+_process_lock = threading.Lock()
+
+
+def _list() -> RevocationList:
+    """This process's list, started on first use (again in a forked child)."""
+    global _process_list
+    found = _process_list
+    if found is None or found[0] != os.getpid():
+        with _process_lock:
+            found = _process_list
+            if found is None or found[0] != os.getpid():
+                found = (os.getpid(), RevocationList().start())
+                _process_list = found
+    return found[1]

@@ -70,8 +70,8 @@ class ProbeOut(BaseModel):
 
 
 @router.get("/health/live", operation_id="liveness_check", response_model=ProbeOut)
-def liveness() -> ProbeOut:
-    """Liveness: the process answers requests."""
+async def liveness() -> ProbeOut:
+    """Liveness: the process answers requests (async: nothing to wait for, no thread hand-off)."""
     return ProbeOut(status="ok")
 
 

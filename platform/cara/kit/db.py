@@ -13,17 +13,27 @@ to qualify a table fails instead of silently reading the wrong tenant.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from cara.config import get_settings
 
 VOID_SCHEMA = "cara_void"
+
+
+# A pooled connection idle for longer than this is pinged before it is handed out (a restarted
+# server or a proxy's idle timeout drops idle connections). One in steady use is not: a ping per
+# checkout was a round trip on every request. A connection that still turns out dead fails that
+# request (503), and SQLAlchemy then replaces every connection of the pool.
+PING_IDLE_AFTER = 10.0
+_LAST_USED = "cara_last_used"
 
 
 def connect_args(transaction_pooling: bool = False) -> dict[str, Any]:
@@ -41,15 +51,36 @@ def connect_args(transaction_pooling: bool = False) -> dict[str, Any]:
 def make_engine(
     url: str, *, pool_size: int = 20, max_overflow: int = 10, transaction_pooling: bool = False
 ) -> Engine:
-    return create_engine(
+    engine = create_engine(
         url,
         pool_size=pool_size,
         max_overflow=max_overflow,
-        pool_pre_ping=True,
+        pool_recycle=1800,
         # Errors and logs show the SQL but never its bound values (names, notes, emails).
         hide_parameters=True,
         connect_args=connect_args(transaction_pooling),
     )
+    event.listen(engine.pool, "checkout", _ping_if_idle)
+    event.listen(engine.pool, "checkin", _note_last_use)
+    return engine
+
+
+def _note_last_use(dbapi_connection: Any, record: Any) -> None:
+    if record is not None:
+        record.info[_LAST_USED] = time.monotonic()
+
+
+def _ping_if_idle(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    last = record.info.get(_LAST_USED)
+    if last is None or time.monotonic() - last < PING_IDLE_AFTER:
+        return  # fresh from connect(), or in steady use
+    try:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        dbapi_connection.rollback()
+    except Exception as exc:
+        # The pool drops this connection and checks out another (a new one if need be).
+        raise DisconnectionError("pooled connection was closed by the server") from exc
 
 
 @lru_cache
@@ -104,7 +135,8 @@ def restrict_to_tenant_role(session: Session, role: str) -> None:
     """Run this and every later transaction of `session` as the tenant's own
     database role (see tenants.roles), which cannot touch other tenants."""
     session.info[_ROLE_KEY] = role
-    session.execute(text(f'SET LOCAL ROLE "{role}"'))
+    # On the session's connection directly: no ORM statement machinery for a fixed command.
+    session.connection().exec_driver_sql(f'SET LOCAL ROLE "{role}"')
 
 
 @event.listens_for(Session, "after_begin")

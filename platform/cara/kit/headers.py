@@ -19,6 +19,8 @@ WebSocket handshakes are left alone (no document is rendered).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # base64(sha256(b"")): only a <style> element with no text matches it.
@@ -56,9 +58,18 @@ def _plain_host(host: str) -> bool:
 
 
 def security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
-    headers = dict(scope.get("headers") or [])
-    host = headers.get(b"host", b"").decode("latin-1")
-    tls = scope.get("scheme") == "https"
+    host = b""
+    for name, value in scope.get("headers") or ():
+        if name == b"host":
+            host = value
+            break
+    return list(_headers_for(host, scope.get("scheme") == "https"))
+
+
+@lru_cache(maxsize=256)
+def _headers_for(host_bytes: bytes, tls: bool) -> tuple[tuple[bytes, bytes], ...]:
+    """Built once per (host, scheme): a replica answers for a handful of host names."""
+    host = host_bytes.decode("latin-1")
     result = [
         (b"content-security-policy", content_security_policy(host=host, tls=tls).encode()),
         (b"x-content-type-options", b"nosniff"),
@@ -69,7 +80,10 @@ def security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
     ]
     if tls:
         result.append((b"strict-transport-security", HSTS.encode()))
-    return result
+    return tuple(result)
+
+
+_NAMES = frozenset(name for name, _ in _headers_for(b"", True))
 
 
 class SecurityHeaders:
@@ -83,7 +97,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         extra = security_headers(scope)
-        names = {name for name, _ in extra}
+        names = _NAMES
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -1,9 +1,14 @@
 """OpenTelemetry setup for the API and the workers.
 
 The exporter is chosen by OTEL_TRACES_EXPORTER: "otlp" (endpoint from the
-standard OTEL_EXPORTER_OTLP_* variables), "console", or "none" (default: no
-spans leave the process). FastAPI, SQLAlchemy and Redis are instrumented;
-Dramatiq is covered by workers.middleware.TraceContext.
+standard OTEL_EXPORTER_OTLP_* variables), "console", "memory" (the SDK records
+spans for in-process span processors only: the test suite's), or "none"
+(default). With "none" no SDK provider is installed and nothing is
+instrumented: every span is the API's non-recording no-op, so a request pays
+nothing for tracing (ops/bench/request_overhead.py). With an exporter, the
+SDK's standard OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG bound the cost
+(e.g. parentbased_traceidratio, 0.1). FastAPI, SQLAlchemy and Redis are
+instrumented; Dramatiq is covered by workers.middleware.TraceContext.
 
 Patient data never goes into span attributes: SQLAlchemy spans carry the
 statement text with bound parameters left out, HTTP spans carry the route
@@ -44,6 +49,8 @@ def setup_tracing(
             _instrument_fastapi(instrument_app)
         return None
     _configured = True
+    if settings.otel_traces_exporter == "none" and extra_processor is None:
+        return None  # no provider, no instrumentation: spans are the API's no-op
     provider = TracerProvider(resource=resource(service_name or settings.otel_service_name))
     if settings.otel_traces_exporter == "otlp":
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
