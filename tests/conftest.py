@@ -125,9 +125,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def clean_state() -> Iterator[None]:
+    from cara.admin_console.service import forget_cached_stats
     from cara.kit.redis import get_redis
 
     get_redis().flushdb()
+    forget_cached_stats()  # a stats answer of the previous test's data, kept a few seconds
     yield
     reset_database()
     get_redis().flushdb()

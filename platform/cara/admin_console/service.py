@@ -9,6 +9,7 @@ the admin may have changed since).
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
@@ -63,6 +64,33 @@ def _uuid(value: str, what: str) -> uuid.UUID:
 
 
 # ------------------------------------------------------------------ statistics
+
+
+# Each process keeps a stats answer this long (per time range and day). The figures are
+# rollups already (refreshed a few seconds after a change, see cara.analytics.service), so a
+# few more seconds cost nothing in freshness and spare every dashboard poll the query.
+STATS_CACHE_SECONDS = 5.0
+_stats_cache: dict[tuple[str, date], tuple[float, bytes]] = {}
+
+
+def stats_json(session: Session, time_range: str | None) -> bytes:
+    """`stats` as the JSON body the endpoint answers, from this process's short-lived cache."""
+    key = (time_range or "weekly").lower()
+    day = datetime.now(UTC).date()
+    now = time.monotonic()
+    hit = _stats_cache.get((key, day))
+    if hit is not None and now - hit[0] < STATS_CACHE_SECONDS:
+        return hit[1]
+    body = stats(session, key).model_dump_json().encode()  # an unknown range raises: never cached
+    if len(_stats_cache) > 2 * len(_RANGES):
+        _stats_cache.clear()  # yesterday's answers
+    _stats_cache[(key, day)] = (now, body)
+    return body
+
+
+def forget_cached_stats() -> None:
+    """Drop this process's cached stats answers (tests, or after a refresh run in-process)."""
+    _stats_cache.clear()
 
 
 def stats(session: Session, time_range: str | None, today: datetime | None = None) -> StatsOut:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from cara.admin_console import service
 from cara.analytics import rollups
 from cara.kit.db import session_scope
 from cara.models import AuditEvent
@@ -101,9 +102,44 @@ class TestStats:
         assert after["computedAt"] == before["computedAt"]
         with session_scope() as s:
             rollups.refresh_all(s)
+        # this process keeps an answer a few seconds (STATS_CACHE_SECONDS)
+        assert get(client, "/api/admin/stats", admin_token).json() == before
+        service.forget_cached_stats()
         refreshed = get(client, "/api/admin/stats", admin_token).json()
         assert refreshed["totalHospitals"] == 4
         assert refreshed["computedAt"] > before["computedAt"]
+
+    def test_an_answer_is_kept_a_few_seconds_per_range(
+        self, client: Any, admin_token: str, platform: dict[str, Any], monkeypatch: Any
+    ) -> None:
+        from sqlalchemy import event
+
+        from cara.kit.db import get_engine
+
+        reads: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            if "period_rollups" in statement:
+                reads.append(statement)
+
+        event.listen(get_engine(), "before_cursor_execute", record)
+        try:
+            first = get(client, "/api/admin/stats", admin_token, timeRange="weekly")
+            again = get(client, "/api/admin/stats", admin_token, timeRange="WEEKLY")
+            monthly = get(client, "/api/admin/stats", admin_token, timeRange="monthly")
+            assert len(reads) == 2  # weekly once, monthly once
+            monkeypatch.setattr(service, "STATS_CACHE_SECONDS", 0.0)  # as if the seconds had passed
+            get(client, "/api/admin/stats", admin_token, timeRange="weekly")
+            assert len(reads) == 3
+        finally:
+            event.remove(get_engine(), "before_cursor_execute", record)
+        assert first.content == again.content
+        assert first.headers["content-type"] == "application/json"
+        assert first.json()["totalHospitals"] == 3
+        assert len(monthly.json()["revenueData"]["labels"]) == 12
+        # a bad range is refused every time, never cached
+        for _ in range(2):
+            assert get(client, "/api/admin/stats", admin_token, timeRange="hourly").status_code == 422
 
     def test_stats_read_no_tenant_schema_and_few_queries(
         self, client: Any, admin_token: str, platform: dict[str, Any]
