@@ -3,9 +3,10 @@ are cara.registration's). Admins only (401/403 otherwise)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, Query, Response, status
 
 from cara.admin_console import repository, service
 from cara.admin_console.schemas import (
@@ -30,6 +31,35 @@ Sort = Annotated[str | None, Query(description='JSON, e.g. ["name","ASC"]')]
 Range = Annotated[str | None, Query(alias="range", description="JSON, e.g. [0,24] (inclusive)")]
 Filter = Annotated[str | None, Query(alias="filter", description='JSON object, e.g. {"q":"accra"}')]
 READ_ERRORS = error_responses(400, 401, 403, 422)
+Row = TypeVar("Row")
+
+
+def _list_query(
+    sortable: Mapping[str, Any], default_sort: tuple[str, bool]
+) -> Callable[..., Awaitable[listing.ListQuery]]:
+    """The dependency reading a list's `sort`, `range` and `filter` (react-admin's conventions)."""
+
+    async def parse(sort: Sort = None, range_: Range = None, filter_: Filter = None) -> listing.ListQuery:
+        return listing.parse(sort, range_, filter_, sortable=set(sortable), default_sort=default_sort)
+
+    return parse
+
+
+def _listed(
+    response: Response, resource: str, query: listing.ListQuery, found: tuple[list[Row], int]
+) -> list[Row]:
+    """The page's rows, the total in `Content-Range` (which react-admin's pager reads)."""
+    rows, total = found
+    listing.set_content_range(response, resource, query, len(rows), total)
+    return rows
+
+
+HospitalsQuery = Annotated[
+    listing.ListQuery, Depends(_list_query(repository.HOSPITAL_SORT, ("createdAt", True)))
+]
+DoctorsQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.DOCTOR_SORT, ("createdAt", True)))]
+PaymentsQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.PAYMENT_SORT, ("date", True)))]
+AuditQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.AUDIT_SORT, ("createdAt", True)))]
 
 
 @router.post(
@@ -70,26 +100,17 @@ def subscription_analytics(principal: AdminPrincipal, session: DbSession) -> Sub
     "/hospitals", operation_id="admin_list_hospitals", response_model=list[HospitalOut], responses=READ_ERRORS
 )
 def list_hospitals(
-    principal: AdminPrincipal,
-    session: DbSession,
-    response: Response,
-    sort: Sort = None,
-    range_: Range = None,
-    filter_: Filter = None,
+    principal: AdminPrincipal, session: DbSession, response: Response, query: HospitalsQuery
 ) -> list[HospitalOut]:
     """Hospitals with their verification, tenant status and doctor count; total in Content-Range."""
-    query = listing.parse(
-        sort, range_, filter_, sortable=set(repository.HOSPITAL_SORT), default_sort=("createdAt", True)
-    )
-    rows, total = service.list_hospitals(
+    found = service.list_hospitals(
         session,
         query,
         listing.text_filter(query.filters),
         listing.bool_filter(query.filters, "isVerified"),
         listing.text_filter(query.filters, "status"),
     )
-    listing.set_content_range(response, "hospitals", query, len(rows), total)
-    return rows
+    return _listed(response, "hospitals", query, found)
 
 
 @router.get(
@@ -144,26 +165,17 @@ def reinstate_hospital(hospital_id: str, principal: AdminPrincipal, session: DbS
     "/doctors", operation_id="admin_list_doctors", response_model=list[DoctorOut], responses=READ_ERRORS
 )
 def list_doctors(
-    principal: AdminPrincipal,
-    session: DbSession,
-    response: Response,
-    sort: Sort = None,
-    range_: Range = None,
-    filter_: Filter = None,
+    principal: AdminPrincipal, session: DbSession, response: Response, query: DoctorsQuery
 ) -> list[DoctorOut]:
     """Every doctor on the platform (independent and hospital-created); total in Content-Range."""
-    query = listing.parse(
-        sort, range_, filter_, sortable=set(repository.DOCTOR_SORT), default_sort=("createdAt", True)
-    )
-    rows, total = service.list_doctors(
+    found = service.list_doctors(
         session,
         query,
         q=listing.text_filter(query.filters),
         specialty=listing.text_filter(query.filters, "specialization"),
         verified=listing.bool_filter(query.filters, "isVerified"),
     )
-    listing.set_content_range(response, "doctors", query, len(rows), total)
-    return rows
+    return _listed(response, "doctors", query, found)
 
 
 @router.get(
@@ -195,25 +207,16 @@ def verify_doctor(doctor_id: str, principal: AdminPrincipal, session: DbSession)
     responses=READ_ERRORS,
 )
 def payment_history(
-    principal: AdminPrincipal,
-    session: DbSession,
-    response: Response,
-    sort: Sort = None,
-    range_: Range = None,
-    filter_: Filter = None,
+    principal: AdminPrincipal, session: DbSession, response: Response, query: PaymentsQuery
 ) -> list[PaymentOut]:
     """Payments (user, plan, amount in dollars, status, date); total in Content-Range."""
-    query = listing.parse(
-        sort, range_, filter_, sortable=set(repository.PAYMENT_SORT), default_sort=("date", True)
-    )
-    rows, total = service.list_payments(
+    found = service.list_payments(
         session,
         query,
         q=listing.text_filter(query.filters),
         status=listing.text_filter(query.filters, "status"),
     )
-    listing.set_content_range(response, "payment-history", query, len(rows), total)
-    return rows
+    return _listed(response, "payment-history", query, found)
 
 
 @router.get(
@@ -244,19 +247,8 @@ def ai_usage(
     responses=READ_ERRORS,
 )
 def audit_events(
-    principal: AdminPrincipal,
-    session: DbSession,
-    response: Response,
-    sort: Sort = None,
-    range_: Range = None,
-    filter_: Filter = None,
+    principal: AdminPrincipal, session: DbSession, response: Response, query: AuditQuery
 ) -> list[AuditEventOut]:
     """The platform audit log, newest first by default."""
-    query = listing.parse(
-        sort, range_, filter_, sortable=set(repository.AUDIT_SORT), default_sort=("createdAt", True)
-    )
-    rows, total = service.list_audit_events(
-        session, query, action=listing.text_filter(query.filters, "action")
-    )
-    listing.set_content_range(response, "audit-events", query, len(rows), total)
-    return rows
+    found = service.list_audit_events(session, query, action=listing.text_filter(query.filters, "action"))
+    return _listed(response, "audit-events", query, found)
