@@ -59,6 +59,7 @@ HospitalsQuery = Annotated[
 ]
 DoctorsQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.DOCTOR_SORT, ("createdAt", True)))]
 PaymentsQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.PAYMENT_SORT, ("date", True)))]
+AiUsageQuery = Annotated[listing.ListQuery, Depends(_list_query(service.AI_USAGE_SORT, ("tokens", True)))]
 AuditQuery = Annotated[listing.ListQuery, Depends(_list_query(repository.AUDIT_SORT, ("createdAt", True)))]
 
 
@@ -223,21 +224,11 @@ def payment_history(
     "/ai-usage", operation_id="admin_ai_usage", response_model=list[AiUsageOut], responses=READ_ERRORS
 )
 def ai_usage(
-    principal: AdminPrincipal,
-    session: DbSession,
-    response: Response,
-    sort: Sort = None,
-    range_: Range = None,
-    filter_: Filter = None,
+    principal: AdminPrincipal, session: DbSession, response: Response, query: AiUsageQuery
 ) -> list[AiUsageOut]:
     """AI minutes and tokens of live consultations per hospital (the independent doctors as one
     row) over the last `filter.days` days, 30 by default; most tokens first by default."""
-    query = listing.parse(
-        sort, range_, filter_, sortable=set(service.AI_USAGE_SORT), default_sort=("tokens", True)
-    )
-    rows, total = service.ai_usage(session, query, query.filters.get("days"))
-    listing.set_content_range(response, "ai-usage", query, len(rows), total)
-    return rows
+    return _listed(response, "ai-usage", query, service.ai_usage(session, query, query.filters.get("days")))
 
 
 @router.get(
