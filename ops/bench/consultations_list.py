@@ -9,9 +9,9 @@ concurrent clients) are printed next to them.
 Setup: one independent doctor (cara.registration, as in foundation.py) whose consultations are
 written with set-based SQL (consent, patient reference, title; each line a sentence from a
 clinical vocabulary, a few rare words in a few consultations), a second doctor with a tenth as
-many in the same shared schema, then VACUUM ANALYZE. The first search gathers the search words of
-every consultation (timed and printed: the one-off cost after the migration); later searches only
-refresh consultations still running or changed.
+many in the same shared schema, then VACUUM ANALYZE. The search documents of rows written this way
+are gathered as an upgrade does (tenant migration t0007; timed and printed: the one-off cost), so the
+first search finds them ready (timed too); the live relay gathers them as it stores lines.
 
 Load per scenario: one uvicorn worker, asyncio httpx client, closed loop at `--concurrency` for
 2 s warm-up + `--duration` s: the first page (20 rows), a page deep in the list (cursor at row
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import httpx
-from _common import ApiServer, LoadResult, Summary, create_doctors, hammer, log, run_bench
+from _common import REPO, ApiServer, LoadResult, Summary, create_doctors, hammer, log, run_bench
 
 PAGE_TARGET_MS = 50.0
 SEARCH_TARGET_MS = 100.0
@@ -137,6 +137,24 @@ def seed(schema: str, doctor_id: str, consultations: int, lines: int) -> None:
         conn.execute(text(f'VACUUM ANALYZE "{schema}".transcript_lines'))
 
 
+def gather_as_upgrade(schema: str) -> None:
+    """What tenant migration t0007 runs in each schema: every search document that is behind."""
+    import importlib.util
+
+    from sqlalchemy import text
+
+    from cara.kit.db import get_engine
+
+    path = REPO / "tenants" / "alembic" / "tenant" / "versions" / "t0007_search_documents.py"
+    spec = importlib.util.spec_from_file_location("t0007", path)
+    assert spec is not None and spec.loader is not None
+    migration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(migration)
+    with get_engine().begin() as conn:
+        conn.execute(text("SET LOCAL jit = off"))
+        conn.execute(text(migration.GATHER.format(schema=schema)))
+
+
 def deep_cursor(api: ApiServer, token: str, rows: int) -> tuple[str, int]:
     """The cursor of the page starting after about `rows` rows, walked 100 at a time."""
     headers = {"Authorization": f"Bearer {token}"}
@@ -168,12 +186,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         first = httpx.get(f"{api.base_url}/api/consultations", headers=headers, timeout=30)
         assert first.status_code == 200 and len(first.json()["items"]) == 20, first.text[:300]
         started = time.perf_counter()
+        gather_as_upgrade(doctor.schema)
+        summary.add(
+            "search documents gathered at upgrade (t0007, one-off)",
+            f"{(time.perf_counter() - started) * 1000:.0f} ms",
+        )
+        started = time.perf_counter()
         cold = httpx.get(
             f"{api.base_url}/api/consultations", params={"q": "biopsy"}, headers=headers, timeout=300
         )
-        gather = time.perf_counter() - started
+        first_search = time.perf_counter() - started
         assert cold.status_code == 200, cold.text[:300]
-        summary.add("first search (gathers every search document once)", f"{gather * 1000:.0f} ms")
+        summary.add("first search after the upgrade", f"{first_search * 1000:.0f} ms")
         cursor, depth = deep_cursor(api, doctor.token, int(plan.consultations * 0.8))
         rare = httpx.get(
             f"{api.base_url}/api/consultations", params={"q": RARE_WORD, "limit": "100"}, headers=headers

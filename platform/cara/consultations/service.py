@@ -1057,4 +1057,5 @@ def add_recorded(
         target_id=consultation.id,
         detail={"basis": consent_basis, "console": console, "lines": len(lines)},
     )
+    index_for_search(session, consultation.id)
     return consultation.id

@@ -307,3 +307,39 @@ def test_the_live_relay_gathers_search_words_as_it_stores_lines(client: Any, doc
     end_consultation(scope, uuid.UUID(cid), reconnects=0)
     assert behind() == 0
     assert [i["id"] for i in listing(client, doctor, q="plasma pheochro").json()["items"]] == [cid]
+
+
+def test_the_upgrade_gathers_the_documents_behind_as_the_repository_does(
+    client: Any, doctor: dict[str, str]
+) -> None:
+    """Tenant migration t0007 writes every document that is behind (data from before the eager
+    gathering), byte for byte the document the repository writes, so no first search gathers."""
+    import importlib.util
+    from pathlib import Path
+
+    from sqlalchemy import text
+
+    from cara.consultations import repository
+
+    path = Path(__file__).resolve().parents[3] / "tenants/alembic/tenant/versions/t0007_search_documents.py"
+    spec = importlib.util.spec_from_file_location("t0007", path)
+    assert spec is not None and spec.loader is not None
+    migration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(migration)
+
+    old = start(client, doctor, patientReference={"recordNumber": "KB-77"}).json()["id"]
+    add_lines(doctor, old, [("user", "Suspected pheochromocytoma"), ("assistant", "Order metanephrines")])
+    schema, account = schema_and_account(doctor)
+    with tenant_session(schema) as s:
+        s.execute(text(migration.GATHER.format(schema=schema)))
+        s.commit()
+        by_migration = s.scalar(
+            text(f'SELECT search::text FROM "{schema}".consultations WHERE id = :c'), {"c": old}
+        )
+        assert repository.refresh_search(s, account) == 0, "nothing left behind for a search"
+        repository.index_consultation(s, uuid.UUID(old))
+        by_repository = s.scalar(
+            text(f'SELECT search::text FROM "{schema}".consultations WHERE id = :c'), {"c": old}
+        )
+        s.rollback()
+    assert by_migration == by_repository and "pheochromocytoma" in by_migration and "'kb'" in by_migration
