@@ -246,7 +246,10 @@ class TestRoundTrip:
             "subscriptions": 1,
             "payments": 1,
         }
-        assert [fk["references_schema"] for fk in meta["foreign_keys"]] == ["platform"] * 3
+        # doctors, certificate files, consultations and recording uploads point at platform accounts.
+        assert [fk["references_schema"] for fk in meta["foreign_keys"]] == ["platform"] * 4
+        # Recordings waiting to be processed move with the tenant (their audio until it is processed).
+        assert {"recording_uploads", "recording_parts"} <= set(meta["tables"])
         assert f"exported {schema}" in a["export_output"] and "audit_events" in a["export_output"]
         assert "accounts 2" in a["export_output"]
 
@@ -442,8 +445,9 @@ class TestInspectionCopy:
                 {"s": copy},
             ).scalar_one()
             assert backup._has_audit_guard(conn, copy)
-        # Only keys inside the copy: transcript lines, drafts and notes -> consultations, entries -> notes.
-        assert registered == 0 and keys == 4
+        # Only keys inside the copy: transcript lines, drafts and notes -> consultations, entries -> notes,
+        # recording uploads -> consultations, recording parts -> uploads.
+        assert registered == 0 and keys == 6
         assert not role_exists(copy)
         # The live tenant's role cannot read the copy.
         with tenant_session(a["schema"]) as s:
