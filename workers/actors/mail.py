@@ -7,6 +7,7 @@ import uuid
 import dramatiq
 
 from cara.auth import repository as accounts
+from cara.auth import service as auth_service
 from cara.config import get_settings
 from cara.kit.db import session_scope
 from cara.models.base import utcnow
@@ -67,3 +68,67 @@ def admin_invitation(invitation_id: str, token: str) -> None:
             body=f"You have been invited to become a Cara platform administrator.\n\n{link}\n",
         )
         invitation.mailed_at = utcnow()
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.password_changed", queue_name="mail", max_retries=5)
+def password_changed(email: str) -> None:
+    mailer.send(
+        to=email,
+        subject="Your Cara password was changed",
+        body=(
+            "The password of your Cara account was just changed, and every other session was signed out.\n\n"
+            "If it was not you, reset your password now from the sign-in page and contact your administrator."
+        ),
+    )
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.email_changed", queue_name="mail", max_retries=5)
+def email_changed(change_id: str, token: str) -> None:
+    """The old address is told of the change, with the link that undoes it."""
+    with session_scope() as session:
+        change = auth_service.email_change_for_mail(session, uuid.UUID(change_id))
+        if change is None or change.used_at is not None:
+            return
+        link = f"{get_settings().public_base_url}/undo-email-change?token={token}"
+        mailer.send(
+            to=change.old_email,
+            subject="The sign-in email of your Cara account was changed",
+            body=(
+                "The sign-in email of your Cara account was changed from this address, and every "
+                "session was signed out.\n\n"
+                f"If it was not you, open this link within {auth_service.EMAIL_UNDO_HOURS} hours to "
+                f"undo the change (it signs every session out again):\n{link}\n\n"
+                "Then reset your password from the sign-in page."
+            ),
+        )
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.email_change_confirm", queue_name="mail", max_retries=5)
+def email_change_confirm(change_id: str, token: str) -> None:
+    """A hospital gave its doctor this new address: a confirmation link, or, when the address
+    already has an account, a note saying so (the hospital is never told which)."""
+    with session_scope() as session:
+        change = auth_service.email_change_for_mail(session, uuid.UUID(change_id))
+        if change is None or change.used_at is not None:
+            return
+        if auth_service.email_taken(session, change.new_email):
+            mailer.send(
+                to=change.new_email,
+                subject="Cara email change",
+                body=(
+                    "A hospital asked to make this address the sign-in email of one of its doctors on "
+                    "Cara, but a Cara account already uses it, so nothing was changed.\n\n"
+                    "If it was meant for you, ask the hospital to use another address."
+                ),
+            )
+            return
+        link = f"{get_settings().public_base_url}/confirm-email-change?token={token}"
+        mailer.send(
+            to=change.new_email,
+            subject="Confirm your new Cara sign-in email",
+            body=(
+                "Your hospital asked to make this address your sign-in email on Cara.\n\n"
+                f"Open this link within {auth_service.EMAIL_CONFIRM_HOURS} hours to confirm:\n{link}\n\n"
+                "If you do not know about it, ignore this email; nothing changes."
+            ),
+        )

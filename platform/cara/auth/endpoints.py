@@ -11,11 +11,15 @@ from cara.auth import ratelimit, service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
 from cara.auth.schemas import (
+    ChangeEmailRequest,
+    ChangePasswordRequest,
+    EmailLinkRequest,
     ForgotPasswordRequest,
     LoginRequest,
     LoginResponse,
     MessageResponse,
     ResetPasswordRequest,
+    SessionRenewedResponse,
     UserOut,
 )
 from cara.kit.client import client_address
@@ -86,3 +90,68 @@ def reset_password(body: ResetPasswordRequest, request: Request, session: DbSess
     service.reset_password(session, body.token, body.password)
     session.commit()
     return MessageResponse(message="Your password has been reset. Please log in.")
+
+
+@router.post(
+    "/change-password",
+    operation_id="auth_change_password",
+    response_model=SessionRenewedResponse,
+    responses=error_responses(400, 401, 403, 422, 429),
+)
+def change_password(
+    body: ChangePasswordRequest, request: Request, principal: AnyPrincipal, session: DbSession
+) -> SessionRenewedResponse:
+    """A new password, given the current one. Every other session is signed out and the
+    account's address is told; this session goes on with the returned token."""
+    token, user = service.change_password(
+        session, principal, body.currentPassword, body.newPassword, _client(request)
+    )
+    session.commit()
+    return SessionRenewedResponse(message="Your password has been changed.", token=token, user=user)
+
+
+@router.post(
+    "/change-email",
+    operation_id="auth_change_email",
+    response_model=SessionRenewedResponse,
+    responses=error_responses(400, 401, 403, 409, 422, 429),
+)
+def change_email(
+    body: ChangeEmailRequest, request: Request, principal: AnyPrincipal, session: DbSession
+) -> SessionRenewedResponse:
+    """A new sign-in email, given the current password. The old address gets a notice with a
+    link that undoes the change for 72 hours; every other session is signed out."""
+    token, user = service.change_email(session, principal, body.currentPassword, body.email, _client(request))
+    session.commit()
+    return SessionRenewedResponse(message="Your sign-in email has been changed.", token=token, user=user)
+
+
+@router.post(
+    "/undo-email-change",
+    operation_id="auth_undo_email_change",
+    response_model=MessageResponse,
+    responses=error_responses(400, 409, 422, 429),
+)
+def undo_email_change(body: EmailLinkRequest, request: Request, session: DbSession) -> MessageResponse:
+    """The link mailed to the old address: the old email back, every session signed out."""
+    ratelimit.reset_password(_client(request))
+    service.undo_email_change(session, body.token)
+    session.commit()
+    return MessageResponse(
+        message="The email change has been undone and every session signed out. "
+        "If you did not ask for the change, reset your password now."
+    )
+
+
+@router.post(
+    "/confirm-email-change",
+    operation_id="auth_confirm_email_change",
+    response_model=MessageResponse,
+    responses=error_responses(400, 409, 422, 429),
+)
+def confirm_email_change(body: EmailLinkRequest, request: Request, session: DbSession) -> MessageResponse:
+    """The link mailed to a new address a hospital gave its doctor: it becomes the sign-in email."""
+    ratelimit.reset_password(_client(request))
+    service.confirm_email_change(session, body.token)
+    session.commit()
+    return MessageResponse(message="Your sign-in email has been changed. Please log in.")

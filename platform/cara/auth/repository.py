@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from cara.models import Account, DoctorProfile, Hospital, PasswordReset, Tenant
+from cara.models import Account, DoctorProfile, EmailChange, Hospital, PasswordReset, Tenant
 
 
 def account_by_email(session: Session, email: str) -> Account | None:
@@ -77,3 +77,16 @@ def reset_with_email(session: Session, reset_id: uuid.UUID) -> tuple[PasswordRes
 
 def delete_resets_expired_before(session: Session, cutoff: datetime) -> None:
     session.execute(delete(PasswordReset).where(PasswordReset.expires_at < cutoff))
+
+
+def email_change_by_hash(session: Session, kind: str, token_hash: str) -> EmailChange | None:
+    """The email change of this link, locked until commit (a link is used once)."""
+    return session.scalar(
+        select(EmailChange)
+        .where(EmailChange.kind == kind, EmailChange.token_hash == token_hash)
+        .with_for_update()
+    )
+
+
+def account_for_update(session: Session, account_id: uuid.UUID) -> Account | None:
+    return session.get(Account, account_id, with_for_update=True)

@@ -65,3 +65,27 @@ class LoginResponse(BaseModel):
 
 class MessageResponse(BaseModel):
     message: str
+
+
+class ChangePasswordRequest(RequestBody):
+    currentPassword: str | None = None
+    newPassword: str | None = None
+
+
+class ChangeEmailRequest(RequestBody):
+    currentPassword: str | None = None
+    email: str | None = None
+
+
+class EmailLinkRequest(RequestBody):
+    """The token of an emailed link (undo an email change, confirm a new address)."""
+
+    token: str | None = None
+
+
+class SessionRenewedResponse(BaseModel):
+    """After an account change every other session is signed out; this one goes on with `token`."""
+
+    message: str
+    token: str
+    user: UserOut

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import uuid
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
@@ -19,10 +21,10 @@ from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, UserOut
 from cara.config import get_settings
 from cara.kit.db import tenant_session
-from cara.kit.errors import BadRequest, Forbidden, Unauthorized, ValidationFailed
+from cara.kit.errors import BadRequest, Conflict, Forbidden, Unauthorized, ValidationFailed
 from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
-from cara.models import Account, DoctorProfile, Hospital, PasswordReset
+from cara.models import Account, DoctorProfile, EmailChange, Hospital, PasswordReset
 from cara.models.base import utcnow
 
 ROLES = ("doctor", "hospital", "admin")
@@ -192,3 +194,179 @@ def reset_password(session: Session, token: str | None, password: str | None) ->
         target_type="account",
         target_id=account.id,
     )
+
+
+# ---------------------------------------------------------------- account changes
+
+EMAIL_UNDO_HOURS = 72
+EMAIL_CONFIRM_HOURS = 72
+WRONG_PASSWORD = "Your current password is incorrect"  # noqa: S105 - a message
+LINK_INVALID = "This link is invalid or has expired."
+SAME_EMAIL = "This is already your sign-in email"
+EMAIL_NEEDS_PASSWORD = "Change your sign-in email under Account security: it needs your current password"
+
+
+def _check_current_password(account: Account, password: str | None, client: str) -> None:
+    """The current password, counted with failed sign-ins (a stolen token cannot guess it)."""
+    if blank(password):
+        raise ValidationFailed({"currentPassword": "Current password is required"})
+    ratelimit.check(account.email, client)
+    if not passwords.verify_password(account.password_hash, password or ""):
+        ratelimit.record_failure(account.email, client)
+        raise ValidationFailed({"currentPassword": WRONG_PASSWORD})
+
+
+def _sign_out_everywhere(session: Session, account: Account) -> None:
+    """Every token issued before now is refused (cara.auth.principal), and open reset links die."""
+    now = utcnow()
+    account.password_changed_at = now
+    repository.invalidate_resets(session, account.id, now)
+
+
+def _renewed(session: Session, principal: Principal, account: Account) -> tuple[str, UserOut]:
+    token = tokens.issue(account_id=account.id, role=account.role, tenant_schema=principal.tenant_schema)
+    return token, load_user(session, account)
+
+
+def change_password(
+    session: Session, principal: Principal, current: str | None, new: str | None, client: str
+) -> tuple[str, UserOut]:
+    """A new password, given the current one; every other session is signed out and the
+    address is told. Returns a fresh token for this session."""
+    account = repository.account_for_update(session, principal.id)
+    if account is None:
+        raise Unauthorized("Authentication failed. Please log in again.")
+    _check_current_password(account, current, client)
+    minimum = passwords.MIN_LENGTH[account.role]
+    if blank(new):
+        raise ValidationFailed({"newPassword": "Password is required"})
+    if len(new or "") < minimum or len(new or "") > 200:
+        raise ValidationFailed({"newPassword": f"Password must be at least {minimum} characters"})
+    account.password_hash = passwords.hash_password(new or "")
+    _sign_out_everywhere(session, account)
+    audit.record_platform(
+        session,
+        action="account.password_changed",
+        actor_id=account.id,
+        actor_role=account.role,
+        target_type="account",
+        target_id=account.id,
+    )
+    enqueue_after_commit(session, "mail.password_changed", email=account.email)
+    return _renewed(session, principal, account)
+
+
+def change_email(
+    session: Session, principal: Principal, current: str | None, email_raw: str | None, client: str
+) -> tuple[str, UserOut]:
+    """A new sign-in email, given the current password. The old address gets a notice with a
+    link that undoes the change for 72 hours; every other session is signed out."""
+    account = repository.account_for_update(session, principal.id)
+    if account is None:
+        raise Unauthorized("Authentication failed. Please log in again.")
+    _check_current_password(account, current, client)
+    problem = email_error(email_raw)
+    if problem:
+        raise ValidationFailed({"email": problem})
+    email = normalise_email(email_raw or "")
+    if email == account.email:
+        raise ValidationFailed({"email": SAME_EMAIL})
+    if repository.email_taken(session, email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    apply_email_change(session, account, email, actor_id=account.id, actor_role=account.role)
+    return _renewed(session, principal, account)
+
+
+def apply_email_change(
+    session: Session, account: Account, email: str, *, actor_id: uuid.UUID, actor_role: str
+) -> None:
+    """Set the new email, sign every session out, and mail the old address its undo link."""
+    token = secrets.token_urlsafe(32)
+    change = EmailChange(
+        account_id=account.id,
+        kind="undo",
+        old_email=account.email,
+        new_email=email,
+        token_hash=_sha256(token),
+        expires_at=utcnow() + timedelta(hours=EMAIL_UNDO_HOURS),
+    )
+    session.add(change)
+    account.email = email
+    _sign_out_everywhere(session, account)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent sign-up took the address first
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
+    audit.record_platform(
+        session,
+        action="account.email_changed",
+        actor_id=actor_id,
+        actor_role=actor_role,
+        target_type="account",
+        target_id=account.id,
+    )
+    enqueue_after_commit(session, "mail.email_changed", change_id=str(change.id), token=token)
+
+
+def undo_email_change(session: Session, token: str | None) -> None:
+    """From the old address's link: the old email back, every session signed out."""
+    change = repository.email_change_by_hash(session, "undo", _sha256(token or "")) if token else None
+    if change is None or change.used_at is not None or change.expires_at < utcnow():
+        raise BadRequest(LINK_INVALID)
+    account = repository.account_for_update(session, change.account_id)
+    if account is None:
+        raise BadRequest(LINK_INVALID)
+    change.used_at = utcnow()
+    if account.email != change.old_email:
+        if repository.email_taken(session, change.old_email):
+            raise Conflict("Another account now uses your former email. Please contact support.")
+        account.email = change.old_email
+    _sign_out_everywhere(session, account)
+    session.flush()
+    audit.record_platform(
+        session,
+        action="account.email_change_undone",
+        actor_id=account.id,
+        actor_role=account.role,
+        target_type="account",
+        target_id=account.id,
+    )
+
+
+def request_email_confirmation(
+    session: Session, account: Account, email: str, *, actor_id: uuid.UUID
+) -> None:
+    """A hospital asks for its doctor's new email. Nothing changes until the new address
+    confirms, and the hospital's answer is the same whether or not the address already has an
+    account anywhere on the platform: the mail to that address says which case it is."""
+    token = secrets.token_urlsafe(32)
+    change = EmailChange(
+        account_id=account.id,
+        kind="confirm",
+        old_email=account.email,
+        new_email=email,
+        token_hash=_sha256(token),
+        expires_at=utcnow() + timedelta(hours=EMAIL_CONFIRM_HOURS),
+    )
+    session.add(change)
+    session.flush()
+    enqueue_after_commit(session, "mail.email_change_confirm", change_id=str(change.id), token=token)
+
+
+def confirm_email_change(session: Session, token: str | None) -> None:
+    """From the new address's link: the doctor's sign-in email becomes it (then as any change:
+    sessions signed out, the old address may undo for 72 hours)."""
+    change = repository.email_change_by_hash(session, "confirm", _sha256(token or "")) if token else None
+    if change is None or change.used_at is not None or change.expires_at < utcnow():
+        raise BadRequest(LINK_INVALID)
+    account = repository.account_for_update(session, change.account_id)
+    if account is None or account.email != change.old_email:
+        raise BadRequest(LINK_INVALID)
+    change.used_at = utcnow()
+    if repository.email_taken(session, change.new_email):
+        raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    apply_email_change(session, account, change.new_email, actor_id=account.id, actor_role=account.role)
+
+
+def email_change_for_mail(session: Session, change_id: uuid.UUID) -> EmailChange | None:
+    return session.get(EmailChange, change_id)

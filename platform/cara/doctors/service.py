@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
 from cara.auth import passwords
+from cara.auth import service as auth_service
 from cara.auth.principal import Principal
 from cara.auth.service import EMAIL_TAKEN, email_taken
 from cara.billing.seats import require_doctor_seat, start_trial
@@ -317,12 +318,13 @@ def update_doctor(
 
     if body.name is not None:
         change(account, "name", body.name.strip(), "name")
+    # A new sign-in email waits for its address to confirm it (cara.auth.service): the answer is
+    # the same whether or not that address has an account anywhere on the platform.
+    requested_email: str | None = None
     if body.email is not None:
         email = normalise_email(body.email)
         if email != account.email:
-            if email_taken(session, email):
-                raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
-            change(account, "email", email, "email")
+            requested_email = email
     if body.phone_number is not None:
         change(account, "phone_number", body.phone_number.strip(), "phoneNumber")
     if body.specialty is not None:
@@ -361,6 +363,16 @@ def update_doctor(
             target_type="doctor",
             target_id=account.id,
             detail={"isActive": account.is_active},
+        )
+    if requested_email is not None:
+        auth_service.request_email_confirmation(session, account, requested_email, actor_id=principal.id)
+        audit.record_tenant(
+            session,
+            action="doctor.email_change_requested",
+            actor_id=principal.id,
+            target_type="doctor",
+            target_id=account.id,
+            detail={"fields": ["email"]},
         )
     return doctor_out(account, profile)
 

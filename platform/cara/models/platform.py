@@ -234,6 +234,27 @@ class PasswordReset(PlatformBase):
     created_at: Mapped[datetime] = created_at()
 
 
+class EmailChange(PlatformBase):
+    """A change of an account's sign-in email. `undo`: made by the account holder with their
+    password, undoable from the old address until `expires_at`; `confirm`: asked by the
+    account's hospital, made when the new address confirms. Only the link token's SHA-256
+    is stored."""
+
+    __tablename__ = "email_changes"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    old_email: Mapped[str] = mapped_column(String(254), nullable=False)
+    new_email: Mapped[str] = mapped_column(String(254), nullable=False)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+
+
 class AdminInvitation(PlatformBase):
     """Admins join only by invitation from an existing admin."""
 

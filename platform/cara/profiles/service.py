@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
 from cara.auth.principal import Principal
-from cara.auth.service import EMAIL_TAKEN, email_taken
+from cara.auth.service import EMAIL_NEEDS_PASSWORD, EMAIL_TAKEN
 from cara.doctors.schemas import DOCTOR_FORMS
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.validation import ChangeSet, FieldErrors, blank, normalise_email
@@ -158,11 +158,10 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
 
     if body.name is not None:
         change(account, "name", body.name.strip(), "name")
-    if body.email is not None:
-        email = normalise_email(body.email)
-        if email != account.email and email_taken(session, email):
-            raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
-        change(account, "email", email, "email")
+    if body.email is not None and normalise_email(body.email) != account.email:
+        # The sign-in email changes only with the current password (POST /api/auth/change-email),
+        # so a stolen token cannot move the account to another address.
+        raise ValidationFailed({"email": EMAIL_NEEDS_PASSWORD})
     if body.phoneNumber is not None:
         change(account, "phone_number", body.phoneNumber.strip(), "phoneNumber")
     if body.specialty is not None:
