@@ -1,25 +1,36 @@
-"""Admin console reads: `GET /api/admin/stats?timeRange=weekly` over 2,000 hospital tenants.
+"""Admin console reads: `GET /api/admin/stats?timeRange=weekly` over 2,000 and 10,000 hospitals.
 
-    .venv/bin/python ops/bench/admin_stats.py [--hospitals 2000] [--doctors 300] [--quick]
+    .venv/bin/python ops/bench/admin_stats.py [--hospitals 2000,10000] [--doctors 300] [--quick]
 
-Prints figures only; the target (p99 < 50 ms at concurrency 20) is printed next to them.
+Prints figures, the target (p99 < 20 ms at concurrency 20, at every size) and the ratio to a bare
+FastAPI app answering the same bytes, measured in the same run.
 
-Setup: H hospital tenants (cara.registration.service.signup with one precomputed password hash, as in
-foundation.py), D hospital-created doctors spread at random over them plus a few independent
-doctors, creation dates spread over the last 12 months, subscriptions (hospital and doctor plans,
-mixed statuses) and their monthly payments across the last 12 months in platform.subscriptions /
-platform.payments. Then the rollups: `cara.analytics.rollups.refresh_all` once (what the
-scheduler runs every 5 minutes; timed), and a backfill of the periods the charts show (12 weeks,
-12 months, 5 years; timed), the first admin through `cara.admin_console.service.ensure_first_admin`
-and a real `POST /api/auth/login` for its token.
+Setup, per size (the hospitals are topped up from one size to the next): H hospitals, D
+hospital-created doctors spread at random over them plus a few independent doctors, creation
+dates spread over the last 12 months, subscriptions (hospital and doctor plans, monthly and
+annual, mixed statuses) and their payments across the last 12 months in platform.subscriptions /
+platform.payments. `--seed-with bulk` (the default) inserts the platform rows (tenants, hospitals,
+accounts, the independent doctors' signup trials) with a few multi-row INSERTs and no tenant
+schema: the stats never open one (tests/cara/admin_console checks it), they read the rollups.
+`--seed-with signup` creates real tenants through cara.registration.service.signup instead (slow).
+An independent doctor already holds the signup trial: the ones the seed makes pay end it first
+(one live subscription per account). Then the rollups: `cara.analytics.rollups.refresh_all` once
+(what the scheduler runs every 5 minutes and a payment or signup triggers; timed), and a backfill
+of the periods the charts show (12 weeks, 12 months, 5 years; timed), the first admin through
+`cara.admin_console.service.ensure_first_admin` and a real `POST /api/auth/login` for its token.
 
-Load: one uvicorn worker, asyncio httpx client, closed loop at concurrency 20 for 3 s warm-up +
-15 s on `/api/admin/stats?timeRange=weekly` (target p99 < 50 ms), then the same on
-`/api/admin/hospitals?range=[0,24]&sort=["name","ASC"]` (information), each also at concurrency
-1 (the unqueued service time, information), and `/api/admin/stats` in open loop at a few fixed
-offered rates (`--open-rates`, latency counted from when each request was due; information). The
-client shares the machine's cores with the server and PostgreSQL: every run prints how many cores
-each of them kept busy.
+Load: one uvicorn worker, asyncio httpx client, closed loop at concurrency 20 on four loads in
+4 rounds whose order rotates (2 s warm-up + 5 s each): `/api/admin/stats?timeRange=weekly`
+(target p99 < 20 ms), the bare app (ops/bench/bare_app.py: FastAPI, an `async def` handler, no
+middleware, same uvicorn flags) answering the stats' very bytes, the admin's `/api/auth/user`
+(the authenticated-request floor every endpoint pays) and, for information,
+`/api/admin/hospitals?range=[0,24]&sort=["name","ASC"]`. Printed: each load's figures over all
+rounds, and stats / bare and floor / bare (p50, p99, req/s, server CPU per request). Then each
+product endpoint at concurrency 1 (the unqueued service time) and `/api/admin/stats` in open loop
+at the rates given (`--open-rates`, latency from when each request was due). The client shares
+the machine's cores with the servers and PostgreSQL: every run prints how many cores each kept
+busy, and "rest" (other users of the machine); latency ratios mean little when "rest" is high,
+server CPU per request much less so.
 
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed);
 a `cara_bench_<random>` database is created and dropped at the end, even on error.
@@ -30,18 +41,21 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 from _common import (
+    DOCTOR_PASSWORD,
+    HOSPITAL_PASSWORD,
     ApiServer,
     LoadResult,
-    Login,
     Summary,
     create_doctors,
     create_hospitals,
@@ -49,12 +63,15 @@ from _common import (
     log,
     run_bench,
 )
+from request_overhead import BareServer
 
-STATS_P99_TARGET_MS = 50.0
+STATS_P99_TARGET_MS = 20.0
 ADMIN_EMAIL = "bench-admin@example.com"
 ADMIN_PASSWORD = "bench-admin-passphrase"  # noqa: S105 - throwaway account in a throwaway database
 STATS = ("/api/admin/stats", {"timeRange": "weekly"})
 HOSPITALS = ("/api/admin/hospitals", {"range": "[0,24]", "sort": '["name","ASC"]'})
+# The authenticated-request floor: the admin's own account (token, principal, one read), no stats.
+FLOOR: tuple[str, dict[str, str]] = ("/api/auth/user", {})
 OPEN_SECONDS = 10.0  # measured seconds per open-loop rate (at most --duration)
 OPEN_MAX_IN_FLIGHT = 100
 YEAR = timedelta(days=365)
@@ -64,36 +81,155 @@ MONTH = timedelta(days=30)
 # ---------------------------------------------------------------- data
 
 
-def spread_creation_dates(seed: int) -> None:
-    """Hospitals (and their accounts) created over the last 12 months, doctors after their hospital."""
+def spread_creation_dates(seed: int, since: datetime) -> None:
+    """This round's hospitals (and their accounts) created over the last 12 months, doctors after
+    their hospital, each independent doctor's signup trial when the doctor signed up (ended 14
+    days later unless that is still ahead). Rows created before `since` (earlier sizes) stay."""
     from sqlalchemy import text
 
     from cara.kit.db import session_scope
 
+    fresh = {"since": since}
     with session_scope() as session:
         session.execute(text("SELECT setseed(:s)"), {"s": (seed % 1000) / 1000})
         session.execute(
-            text("UPDATE platform.hospitals SET created_at = now() - random() * interval '365 days'")
+            text(
+                "UPDATE platform.hospitals SET created_at = now() - random() * interval '365 days' "
+                "WHERE created_at >= :since"
+            ),
+            fresh,
         )
         session.execute(
             text(
                 "UPDATE platform.accounts a SET created_at = h.created_at FROM platform.hospitals h "
-                "WHERE a.hospital_id = h.id AND a.role = 'hospital'"
-            )
+                "WHERE a.hospital_id = h.id AND a.role = 'hospital' AND a.created_at >= :since"
+            ),
+            fresh,
         )
         session.execute(
             text(
                 "UPDATE platform.accounts a "
                 "SET created_at = h.created_at + random() * (now() - h.created_at) "
-                "FROM platform.hospitals h WHERE a.hospital_id = h.id AND a.role = 'doctor'"
-            )
+                "FROM platform.hospitals h WHERE a.hospital_id = h.id AND a.role = 'doctor' "
+                "AND a.created_at >= :since"
+            ),
+            fresh,
         )
         session.execute(
             text(
                 "UPDATE platform.accounts SET created_at = now() - random() * interval '365 days' "
-                "WHERE role = 'doctor' AND hospital_id IS NULL"
-            )
+                "WHERE role = 'doctor' AND hospital_id IS NULL AND created_at >= :since"
+            ),
+            fresh,
         )
+        session.execute(
+            text(
+                "UPDATE platform.subscriptions s SET created_at = a.created_at, "
+                "current_period_start = a.created_at, trial_end = a.created_at + interval '14 days', "
+                "status = CASE WHEN a.created_at + interval '14 days' < now() THEN 'canceled' "
+                "ELSE 'trialing' END, "
+                "updated_at = least(now(), a.created_at + interval '14 days') "
+                "FROM platform.accounts a WHERE a.id = s.account_id AND s.status = 'trialing' "
+                "AND s.stripe_subscription_id IS NULL AND s.created_at >= :since"
+            ),
+            fresh,
+        )
+
+
+# ---------------------------------------------------------------- bulk rows (no tenant schema)
+
+
+def bulk_hospitals(count: int, tag: str) -> list[tuple[uuid.UUID, uuid.UUID]]:
+    """`count` hospital tenants as platform rows only: tenant, hospital, account. Returns
+    (tenant id, hospital id) pairs. No schema is created: nothing the admin console reads needs one."""
+    from sqlalchemy import insert
+
+    from cara.auth import passwords
+    from cara.kit.db import session_scope
+    from cara.models import Account, Hospital, Tenant
+
+    hashed = passwords.hash_password(HOSPITAL_PASSWORD)
+    pairs: list[tuple[uuid.UUID, uuid.UUID]] = []
+    for start in range(0, count, 2000):
+        tenants, hospitals, accounts = [], [], []
+        for i in range(start, min(count, start + 2000)):
+            tenant_id, hospital_id = uuid.uuid4(), uuid.uuid4()
+            name = f"Bench Hospital {tag}-{i:05d}"
+            email = f"bench-hospital-{tag}-{i:05d}@example.com"
+            tenants.append({"id": tenant_id, "schema_name": f"hospital_b{tag}{i:05d}", "kind": "hospital"})
+            hospitals.append(
+                {
+                    "id": hospital_id,
+                    "tenant_id": tenant_id,
+                    "name": name,
+                    "email": email,
+                    "phone_number": "+233200000000",
+                    "country": "Ghana",
+                    "state": ("Greater Accra", "Ashanti", "Volta", "Northern")[i % 4],
+                }
+            )
+            accounts.append(
+                {
+                    "email": email,
+                    "password_hash": hashed,
+                    "role": "hospital",
+                    "name": name,
+                    "tenant_id": tenant_id,
+                    "hospital_id": hospital_id,
+                }
+            )
+            pairs.append((tenant_id, hospital_id))
+        with session_scope() as session:
+            session.execute(insert(Tenant), tenants)
+            session.execute(insert(Hospital), hospitals)
+            session.execute(insert(Account), accounts)
+    return pairs
+
+
+def bulk_doctors(owners: Sequence[tuple[uuid.UUID, uuid.UUID] | None], tag: str) -> int:
+    """One doctor account per owner (tenant, hospital), or independent for None; an independent
+    doctor gets the signup trial, as cara.billing.seats.start_trial gives it."""
+    from sqlalchemy import insert, select
+
+    from cara.auth import passwords
+    from cara.kit.db import session_scope
+    from cara.models import Account, Subscription, Tenant
+
+    hashed = passwords.hash_password(DOCTOR_PASSWORD)
+    specialties = ("Cardiologist", "Nurse", "General Practitioner", "Oncologist", "Radiologist")
+    now = datetime.now(UTC)
+    with session_scope() as session:
+        independent = session.scalar(select(Tenant.id).where(Tenant.kind == "independent"))
+        rows, trials = [], []
+        for i, owner in enumerate(owners):
+            account_id = uuid.uuid4()
+            rows.append(
+                {
+                    "id": account_id,
+                    "email": f"bench-doctor-{tag}-{i:05d}@example.com",
+                    "password_hash": hashed,
+                    "role": "doctor",
+                    "name": f"Dr Bench {tag}-{i:05d}",
+                    "tenant_id": owner[0] if owner else independent,
+                    "hospital_id": owner[1] if owner else None,
+                    "specialty": specialties[i % len(specialties)],
+                }
+            )
+            if owner is None:
+                trials.append(
+                    {
+                        "account_id": account_id,
+                        "status": "trialing",
+                        "billing_cycle": "monthly",
+                        "current_period_start": now,
+                        "trial_end": now + timedelta(days=14),
+                    }
+                )
+        for start in range(0, len(rows), 2000):
+            session.execute(insert(Account), rows[start : start + 2000])
+        if trials:
+            session.execute(insert(Subscription), trials)
+    return len(owners)
 
 
 @dataclass(frozen=True)
@@ -103,14 +239,16 @@ class Billing:
     by_status: dict[str, int]
 
 
-def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: float) -> Billing:
+def seed_billing(
+    rng: random.Random, *, hospital_share: float, doctor_share: float, seen: set[uuid.UUID]
+) -> Billing:
     """Subscriptions of a share of the hospitals and independent doctors, with their payments.
 
     Rows look like the billing domain's (tests/cara/admin_console/seed.py): one subscription per
     account, monthly (mostly) or annual, statuses mixed; ended ones carry their end in
     `updated_at`; one payment per billing period until now or the end, 5 % of them failed.
     """
-    from sqlalchemy import insert, select
+    from sqlalchemy import insert, select, update
 
     from cara.kit.db import session_scope
     from cara.models import Account, Payment, Plan, Subscription
@@ -121,6 +259,7 @@ def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: flo
     subscriptions: list[dict[str, Any]] = []
     payments: list[dict[str, Any]] = []
     by_status: dict[str, int] = {}
+    ended_trials: dict[uuid.UUID, datetime] = {}
     with session_scope() as session:
         plans = {
             audience: [p for p in session.scalars(select(Plan)) if p.audience == audience]
@@ -134,6 +273,9 @@ def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: flo
             .order_by(Account.email)
         ).all()
         for account_id, role, created in accounts:
+            if account_id in seen:
+                continue  # billed (or not) at an earlier size
+            seen.add(account_id)
             if rng.random() >= (hospital_share if role == "hospital" else doctor_share):
                 continue
             plan = rng.choice(plans[role])
@@ -142,7 +284,10 @@ def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: flo
                 start = now - timedelta(days=rng.uniform(0, 14))
             else:
                 start = created + (now - created) * rng.random()
-            annual = role == "hospital" and rng.random() < 0.1
+            if role == "doctor":
+                # The signup trial ends when the paid subscription starts (one live per account).
+                ended_trials[account_id] = start
+            annual = rng.random() < (0.1 if role == "hospital" else 0.05)
             cycle = YEAR if annual else MONTH
             price = (plan.annual_price_cents or plan.price_cents * 10) if annual else plan.price_cents
             ended = (
@@ -187,6 +332,12 @@ def seed_billing(rng: random.Random, *, hospital_share: float, doctor_share: flo
                 }
             )
             by_status[status] = by_status.get(status, 0) + 1
+        for account_id, ended_at in ended_trials.items():
+            session.execute(
+                update(Subscription)
+                .where(Subscription.account_id == account_id, Subscription.status == "trialing")
+                .values(status="canceled", updated_at=ended_at)
+            )
         if subscriptions:
             session.execute(insert(Subscription), subscriptions)
         for chunk in range(0, len(payments), 5000):
@@ -286,14 +437,19 @@ def bench_endpoints(
     token: str,
     summary: Summary,
     *,
+    size: int,
     duration: float,
     warmup: float,
     concurrency: int,
     rounds: int,
     serial: float,
     open_rates: Sequence[float],
+    bare: BareServer,
 ) -> None:
-    endpoints = {"stats": STATS, "hospitals": HOSPITALS}
+    """Stats, the hospital list, the authenticated floor and the bare app at `concurrency`, in
+    rounds whose order rotates (background load spreads over all four); then concurrency 1 and
+    open loop on the product. Prints and records the stats' and the floor's ratios to the bare."""
+    endpoints = {"stats": STATS, "bare": STATS, "floor": FLOOR, "hospitals": HOSPITALS}
     print(
         f"\nuvicorn --workers 1, asyncio httpx closed loop, concurrency {concurrency}, "
         f"{warmup:.0f} s warm-up + {duration:.0f} s per endpoint"
@@ -301,12 +457,22 @@ def bench_endpoints(
         flush=True,
     )
     results = {name: LoadResult() for name in endpoints}
+    names = list(endpoints)
     for r in range(rounds):
-        order = list(endpoints) if r % 2 == 0 else list(reversed(endpoints))
+        order = names[r % len(names) :] + names[: r % len(names)]
+        if r % 2:
+            order.reverse()
         for name in order:
             path, params = endpoints[name]
+            target: Any = bare if name == "bare" else api  # hammer uses base_url and process only
             result = hammer(
-                api, path, [token], params=params, duration=duration, warmup=warmup, concurrency=concurrency
+                target,
+                path,
+                [token],
+                params=params,
+                duration=duration,
+                warmup=warmup,
+                concurrency=concurrency,
             )
             results[name].merge(result)
             prefix = f"round {r + 1} " if rounds > 1 else ""
@@ -317,7 +483,20 @@ def bench_endpoints(
             print(f"all rounds {name} c={concurrency}: {result.line()}")
             print(f"    {result.cpu_line()}")
 
+    base = results["bare"]
+    for name in ("stats", "floor"):
+        mine = results[name]
+        ratio = (
+            f"p50 x{mine.latency.p50_ms / max(base.latency.p50_ms, 1e-9):.2f}, "
+            f"p99 x{mine.latency.p99_ms / max(base.latency.p99_ms, 1e-9):.2f}, "
+            f"req/s x{mine.rps / max(base.rps, 1e-9):.2f}, "
+            f"server CPU/request x{_cpu(mine) / max(_cpu(base), 1e-9):.2f}"
+        )
+        print(f"{name} / bare: {ratio}", flush=True)
+        summary.add(f"[{size}]   {name} / bare (same run)", ratio)
+
     unqueued: dict[str, LoadResult] = {}
+    del endpoints["bare"]
     if serial > 0:
         print(f"concurrency 1 (unqueued service time), 1 s warm-up + {serial:.0f} s per endpoint")
         for name, (path, params) in endpoints.items():
@@ -356,8 +535,9 @@ def bench_endpoints(
     for name, result in results.items():
         lat = result.latency
         is_stats = name == "stats"
+        what = "bare app, the stats' bytes" if name == "bare" else f"GET {endpoints[name][0]}"
         summary.add(
-            f"GET {endpoints[name][0]} c={concurrency}",
+            f"[{size}] {what} c={concurrency}",
             f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p95 {lat.p95_ms:.1f} / p99 {lat.p99_ms:.1f} ms"
             + (f", errors {result.errors}" if result.errors else ""),
             f"p99 < {STATS_P99_TARGET_MS:.0f} ms" if is_stats else "",
@@ -365,7 +545,7 @@ def bench_endpoints(
         )
         issued = max(result.issued, 1)
         summary.add(
-            "  cpu per request | cores busy",
+            f"[{size}]   cpu per request | cores busy",
             f"server {result.server_cpu / issued * 1000:.2f} ms, "
             f"PostgreSQL {result.database_cpu / issued * 1000:.2f} ms | "
             f"server {result.cores(result.server_cpu):.2f}, "
@@ -375,24 +555,29 @@ def bench_endpoints(
     for name, result in unqueued.items():
         lat = result.latency
         summary.add(
-            f"GET {endpoints[name][0]} c=1 (unqueued)",
+            f"[{size}] GET {endpoints[name][0]} c=1 (unqueued)",
             f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p99 {lat.p99_ms:.1f} ms, "
             f"server {result.server_cpu / max(result.issued, 1) * 1000:.2f} ms CPU/req",
         )
     for rate, result in paced.items():
         lat = result.latency
         summary.add(
-            f"GET /api/admin/stats open loop {rate:g} req/s",
+            f"[{size}] GET /api/admin/stats open loop {rate:g} req/s",
             f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p95 {lat.p95_ms:.1f} / p99 {lat.p99_ms:.1f} ms, "
             f"server {result.cores(result.server_cpu):.2f} cores",
         )
 
 
+def _cpu(result: LoadResult) -> float:
+    return result.server_cpu / max(result.issued, 1)
+
+
 @dataclass(frozen=True)
 class Plan:
-    hospitals: int
+    sizes: tuple[int, ...]
     doctors: int
     independent_doctors: int
+    seeding: str
     duration: float
     warmup: float
     concurrency: int
@@ -406,39 +591,51 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="small smoke run (200 hospitals, 5 s)")
-    parser.add_argument("--hospitals", type=int, help="hospital tenants (default 2000)")
     parser.add_argument(
-        "--doctors", type=int, help="hospital-created doctors, spread at random (default 300)"
+        "--quick", action="store_true", help="small smoke run (200 and 1000 hospitals, 2 rounds of 3 s)"
     )
-    parser.add_argument("--independent-doctors", type=int, help="independent doctors (default 100)")
-    parser.add_argument("--duration", type=float, help="measured seconds per endpoint (default 15)")
-    parser.add_argument("--warmup", type=float, help="warm-up seconds per endpoint (default 3)")
+    parser.add_argument(
+        "--hospitals", help="hospital counts, measured in turn, comma-separated (default 2000,10000)"
+    )
+    parser.add_argument(
+        "--doctors", type=int, help="hospital-created doctors per size, spread at random (default 300)"
+    )
+    parser.add_argument("--independent-doctors", type=int, help="independent doctors per size (default 100)")
+    parser.add_argument(
+        "--seed-with",
+        choices=("bulk", "signup"),
+        default="bulk",
+        help="bulk platform rows (default) or real tenants through signup (slow)",
+    )
+    parser.add_argument("--duration", type=float, help="measured seconds per endpoint and round (default 5)")
+    parser.add_argument("--warmup", type=float, help="warm-up seconds per endpoint and round (default 2)")
     parser.add_argument("--concurrency", type=int, default=20, help="client concurrency (default 20)")
-    parser.add_argument(
-        "--rounds", type=int, help="rounds over both endpoints, order alternating (default 1)"
-    )
+    parser.add_argument("--rounds", type=int, help="rounds over the four loads, order rotating (default 4)")
     parser.add_argument(
         "--serial", type=float, help="seconds at concurrency 1 per endpoint, 0 to skip (default 5)"
     )
     parser.add_argument(
         "--open-rates",
-        default="25,50",
-        help="offered loads (req/s) for open-loop runs on /api/admin/stats, '' to skip (default 25,50)",
+        default="",
+        help="offered loads (req/s) for open-loop runs on /api/admin/stats, e.g. 25,50 (default none)",
     )
     parser.add_argument("--seed", type=int, default=7, help="random seed of the data (default 7)")
     args = parser.parse_args(argv)
     quick, full = (
-        Plan(200, 60, 20, 5.0, 2.0, 20, 1, 3.0, (), 7),
-        Plan(2000, 300, 100, 15.0, 3.0, 20, 1, 5.0, (), 7),
+        Plan((200, 1000), 60, 20, "bulk", 3.0, 1.0, 20, 2, 2.0, (), 7),
+        Plan((2000, 10000), 300, 100, "bulk", 5.0, 2.0, 20, 4, 5.0, (), 7),
     )
     base = quick if args.quick else full
+    sizes = tuple(int(x) for x in args.hospitals.split(",")) if args.hospitals else base.sizes
+    if list(sizes) != sorted(sizes) or sizes[0] < 1:
+        parser.error("--hospitals: increasing positive counts")
     return Plan(
-        hospitals=args.hospitals or base.hospitals,
+        sizes=sizes,
         doctors=args.doctors if args.doctors is not None else base.doctors,
         independent_doctors=(
             args.independent_doctors if args.independent_doctors is not None else base.independent_doctors
         ),
+        seeding=args.seed_with,
         duration=args.duration or base.duration,
         warmup=args.warmup if args.warmup is not None else base.warmup,
         concurrency=args.concurrency,
@@ -449,49 +646,93 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     )
 
 
-def seed_platform(plan: Plan, summary: Summary) -> None:
-    rng = random.Random(plan.seed)
+def seed_platform(
+    plan: Plan, summary: Summary, *, have: int, size: int, seen: set[uuid.UUID], rng: random.Random
+) -> None:
+    """Top the platform up from `have` to `size` hospitals (with this size's doctors and billing)."""
+    from sqlalchemy import text
+
+    from cara.kit.db import session_scope
+
+    with session_scope() as session:
+        since = session.execute(text("SELECT now()")).scalar_one()
+    tag = f"{size}"
+    adding = size - have
     started = time.perf_counter()
-    hospitals = create_hospitals(plan.hospitals)
+    if plan.seeding == "signup":
+        logins = create_hospitals(adding)
+        hospitals: list[Any] = logins
+    else:
+        hospitals = bulk_hospitals(adding, tag)
     took = time.perf_counter() - started
     print(
-        f"setup: {len(hospitals)} hospital tenants + accounts in {took:.1f} s ({len(hospitals) / took:.0f}/s)"
+        f"setup: {adding} hospitals ({plan.seeding}) in {took:.1f} s ({adding / max(took, 1e-9):.0f}/s)",
+        flush=True,
     )
 
-    owners: list[Login | None] = [rng.choice(hospitals) for _ in range(plan.doctors)]
+    started = time.perf_counter()
+    owners: list[Any] = [rng.choice(hospitals) for _ in range(plan.doctors)]
     owners += [None] * plan.independent_doctors
-    started = time.perf_counter()
-    doctors = create_doctors(owners)
-    took = time.perf_counter() - started
+    count = len(create_doctors(owners)) if plan.seeding == "signup" else bulk_doctors(owners, tag)
     print(
-        f"setup: {plan.doctors} hospital-created doctors in {len({o.schema for o in owners if o})} tenants "
-        f"+ {plan.independent_doctors} independent doctors in {took:.1f} s ({len(doctors) / took:.0f}/s)"
+        f"setup: {plan.doctors} hospital-created + {plan.independent_doctors} independent doctors "
+        f"in {time.perf_counter() - started:.1f} s",
+        flush=True,
     )
 
-    spread_creation_dates(plan.seed)
+    spread_creation_dates(plan.seed + size, since)
     started = time.perf_counter()
-    billing = seed_billing(rng, hospital_share=0.6, doctor_share=0.5)
+    billing = seed_billing(rng, hospital_share=0.6, doctor_share=0.5, seen=seen)
     print(
         f"setup: {billing.subscriptions} subscriptions {billing.by_status} and {billing.payments} "
-        f"payments over the last 12 months in {time.perf_counter() - started:.1f} s"
+        f"payments over the last 12 months in {time.perf_counter() - started:.1f} s",
+        flush=True,
     )
 
     times = run_rollups()
     print(
         f"rollups: refresh_all + commit {times.refresh_all * 1000:.0f} ms (its tenant_rollups part over "
-        f"{plan.hospitals + 1} tenants: ~{times.tenant_rollups * 1000:.0f} ms); "
-        f"backfill of {times.backfilled} chart periods {times.backfill * 1000:.0f} ms"
+        f"{size + 1} tenants: ~{times.tenant_rollups * 1000:.0f} ms); "
+        f"backfill of {times.backfilled} chart periods {times.backfill * 1000:.0f} ms",
+        flush=True,
     )
     summary.add(
-        "setup",
-        f"{plan.hospitals} hospitals, {len(doctors)} doctors, {billing.subscriptions} subscriptions, "
+        f"[{size}] setup (added)",
+        f"{adding} hospitals, {count} doctors, {billing.subscriptions} subscriptions, "
         f"{billing.payments} payments",
     )
     summary.add(
-        "rollups.refresh_all + commit (once)",
+        f"[{size}] rollups.refresh_all + commit (once)",
         f"{times.refresh_all * 1000:.0f} ms (tenant rollups ~{times.tenant_rollups * 1000:.0f} ms)",
     )
-    summary.add(f"  backfill of {times.backfilled} chart periods", f"{times.backfill * 1000:.0f} ms")
+    summary.add(f"[{size}]   backfill of {times.backfilled} chart periods", f"{times.backfill * 1000:.0f} ms")
+
+
+def start_bare(api: ApiServer, token: str, into: Path) -> BareServer:
+    """The bare app answering /api/admin/stats with the product's bytes of this moment."""
+    import base64
+    import json
+
+    r = httpx.get(
+        f"{api.base_url}{STATS[0]}", params=STATS[1], headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+    if r.status_code != 200:
+        raise RuntimeError(f"stats: {r.status_code} {r.text[:300]}")
+    responses = into / "bare.json"
+    responses.write_text(
+        json.dumps(
+            {
+                STATS[0]: (
+                    r.status_code,
+                    r.headers.get("content-type", ""),
+                    base64.b64encode(r.content).decode(),
+                )
+            }
+        )
+    )
+    bare = BareServer(into / "bare.log", responses)
+    bare.wait_ready(STATS[0])
+    return bare
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -499,22 +740,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = Summary()
 
     def body(api: ApiServer) -> None:
-        print(f"\n== GET /api/admin/stats over {plan.hospitals} hospital tenants", flush=True)
-        seed_platform(plan, summary)
         token = bootstrap_admin(api)
         log("first admin bootstrapped and logged in")
-        describe(api, token)
-        bench_endpoints(
-            api,
-            token,
-            summary,
-            duration=plan.duration,
-            warmup=plan.warmup,
-            concurrency=plan.concurrency,
-            rounds=plan.rounds,
-            serial=plan.serial,
-            open_rates=plan.open_rates,
-        )
+        rng = random.Random(plan.seed)
+        seen: set[uuid.UUID] = set()
+        have = 0
+        for size in plan.sizes:
+            print(f"\n== GET /api/admin/stats over {size} hospitals", flush=True)
+            seed_platform(plan, summary, have=have, size=size, seen=seen, rng=rng)
+            have = size
+            describe(api, token)
+            with tempfile.TemporaryDirectory(prefix="cara-bare-") as folder:
+                bare = start_bare(api, token, Path(folder))
+                try:
+                    bench_endpoints(
+                        api,
+                        token,
+                        summary,
+                        size=size,
+                        duration=plan.duration,
+                        warmup=plan.warmup,
+                        concurrency=plan.concurrency,
+                        rounds=plan.rounds,
+                        serial=plan.serial,
+                        open_rates=plan.open_rates,
+                        bare=bare,
+                    )
+                finally:
+                    bare.stop()
 
     return run_bench(
         plan,
