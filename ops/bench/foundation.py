@@ -1,6 +1,7 @@
 """Foundation benchmarks: tenant provisioning, tenant migrations, multi-tenant auth throughput.
 
     .venv/bin/python ops/bench/foundation.py [--tenants 2000] [--migrate-schemas 1000] [--quick]
+    .venv/bin/python ops/bench/foundation.py --database cara_mixed_10000   (section 2 on a kept database)
 
 Prints figures only; targets are printed next to them, nothing is asserted.
 
@@ -23,6 +24,7 @@ Shared infrastructure (servers, uvicorn, account creation, load generator): `_co
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import secrets
 import shutil
@@ -295,15 +297,24 @@ def reset_versions(schemas: Sequence[str], revision: str) -> None:
             conn.execute(text(f'UPDATE "{schema}".alembic_version SET version_num = :v'), {"v": revision})
 
 
-def bench_migrations(count: int, summary: Summary) -> None:
+def bench_migrations(count: int, summary: Summary, existing: Sequence[str] | None = None) -> None:
     from cara.kit.db import get_engine
     from tenants import migrate
 
-    print(f"\n== 2) migrating {count} tenant schemas through a no-op revision", flush=True)
-    started = time.perf_counter()
-    schemas = provision_schemas_fast(count)
-    setup = time.perf_counter() - started
-    print(f"setup: provisioned {len(schemas)} tenant schemas in {setup:.1f} s ({len(schemas) / setup:.0f}/s)")
+    if existing is not None:
+        schemas = list(existing)
+        print(
+            f"\n== 2) migrating the {len(schemas)} hospital schemas of the database through a no-op revision"
+        )
+    else:
+        print(f"\n== 2) migrating {count} tenant schemas through a no-op revision", flush=True)
+        started = time.perf_counter()
+        schemas = provision_schemas_fast(count)
+        setup = time.perf_counter() - started
+        print(
+            f"setup: provisioned {len(schemas)} tenant schemas in {setup:.1f} s"
+            f" ({len(schemas) / setup:.0f}/s)"
+        )
 
     with tempfile.TemporaryDirectory(prefix="cara-bench-alembic-") as tmp:
         tree, head, revision = write_noop_tree(Path(tmp))
@@ -332,6 +343,7 @@ def bench_migrations(count: int, summary: Summary) -> None:
                 f"< {MIGRATE_TARGET_S:.0f} s, 0 failed",
                 total < MIGRATE_TARGET_S and not bad and not wrong,
             )
+        reset_versions(schemas, head)  # a kept database stays at the real tree's head
     print(f"    target: < {MIGRATE_TARGET_S:.0f} s, 0 failures")
 
 
@@ -529,6 +541,10 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         "load (default 2; 1 with --quick)",
     )
     parser.add_argument(
+        "--database",
+        help="only section 2, on every hospital schema of this existing database (kept as it was)",
+    )
+    parser.add_argument(
         "--only", default="1,2,3", help="comma-separated sections to run, e.g. --only 3 (default 1,2,3)"
     )
     args = parser.parse_args(argv)
@@ -555,7 +571,40 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     )
 
 
+def migrate_existing(database: str) -> int:
+    """Section 2 on every hospital schema of an existing database (e.g. mixed_load.py --keep's
+    cara_mixed_10000), left at the tenant tree's head afterwards."""
+    from sqlalchemy.engine import make_url
+
+    server = os.environ.get("BENCH_DATABASE_URL")
+    if not server:
+        raise SystemExit("--database needs BENCH_DATABASE_URL (the server holding it)")
+    if "+psycopg" not in server:
+        server = server.replace("postgresql://", "postgresql+psycopg://", 1)
+    os.environ.update(
+        DATABASE_URL=make_url(server).set(database=database).render_as_string(hide_password=False),
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+        OTEL_TRACES_EXPORTER="none",
+    )
+    from sqlalchemy import select
+
+    from cara.kit.db import platform_session
+    from cara.models import Tenant
+
+    with platform_session() as session:
+        schemas = list(session.scalars(select(Tenant.schema_name).where(Tenant.kind == "hospital")))
+    summary = Summary()
+    try:
+        bench_migrations(len(schemas), summary, existing=schemas)
+    finally:
+        summary.print()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and "--database" in sys.argv:
+        at = sys.argv.index("--database")
+        return migrate_existing(sys.argv[at + 1])
     plan = parse_args(argv)
     summary = Summary()
 

@@ -7,7 +7,7 @@ Prints figures only. For each size N, a database with N hospital tenants (every 
 its tables, indexes and tenant role): `--active` of them (default 100) have a hospital account and
 two doctors, the others are provisioned schemas only, so the catalog PostgreSQL works with is the
 one of N hospitals. Then `python -m cara.serve` (one process) and an OPEN-loop client: requests are
-due at a fixed rate (`--rate` per second, Poisson-free: evenly spaced) whatever the server does,
+due at a fixed rate (`--rate` per second, default 15, Poisson-free: evenly spaced) whatever the server does,
 each one's latency counted from when it was due (no coordinated omission; a slow answer delays
 nothing else, requests beyond 200 connections in flight wait and that wait counts). The mix, per
 100 requests, as the consoles produce it:
@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import secrets
@@ -477,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", default=None, help="hospital counts, comma-separated (default 100,1000,10000)"
     )
-    parser.add_argument("--rate", type=float, default=None, help="requests due per second (default 40)")
+    parser.add_argument("--rate", type=float, default=None, help="requests due per second (default 15)")
     parser.add_argument("--duration", type=float, default=None, help="measured seconds per size (default 30)")
     parser.add_argument("--warmup", type=float, default=None, help="warm-up seconds per size (default 5)")
     parser.add_argument(
@@ -492,14 +493,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="compare req/s with these WEB_CONCURRENCY values (default 1,2; '' skips)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="small smoke run (20,100 hospitals, 5 s, 20 req/s)"
+        "--quick", action="store_true", help="small smoke run (20,100 hospitals, 5 s)"
     )
     args = parser.parse_args(argv)
     quick = args.quick
     args.sizes = [
         int(s) for s in (args.sizes or ("20,100" if quick else "100,1000,10000")).split(",") if s.strip()
     ]
-    args.rate = args.rate or (20.0 if quick else 40.0)
+    args.rate = args.rate or 15.0
     args.duration = args.duration or (5.0 if quick else 30.0)
     args.warmup = args.warmup if args.warmup is not None else (2.0 if quick else 5.0)
     args.active = min(args.active, 20 if quick else args.active)
@@ -509,6 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--sizes must be positive counts and --rate positive")
 
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request otherwise
     summary = Summary()
     table: list[tuple[int, MixedResult, Seeded]] = []
     print(
