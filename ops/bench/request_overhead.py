@@ -441,6 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         )
                     if p.errors or b.errors:
                         summary.add(f"{row.name}: errors", f"product {p.errors}, bare {b.errors}", "0", False)
+                        log(f"product log (warnings, errors):\n{api.tail(10)}")
             finally:
                 bare.stop()
         if plan.profile:

@@ -10,6 +10,8 @@ anything uncommitted is rolled back when the request ends.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -18,6 +20,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from cara.auth import tokens
+from cara.config import get_settings
 from cara.kit.db import platform_session, tenant_session
 from tenants import naming
 
@@ -30,6 +33,25 @@ def bearer_token(request: Request) -> str | None:
     return value.strip()
 
 
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+def _gate() -> asyncio.Semaphore:
+    """At most `DB_POOL_SIZE` request sessions at once per process (one per event loop).
+
+    A request holds its pooled connection from the principal check to the closing rollback,
+    across several thread hand-offs. Unbounded, a burst of requests took every pooled and
+    overflow connection, churned overflow connections (a new PostgreSQL connection each) and
+    left thread-pool threads blocked waiting for one; gated, the excess waits here, on the
+    event loop, at no cost.
+    """
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(max(1, get_settings().db_pool_size))
+    return gate
+
+
 async def _session(request: Request) -> AsyncIterator[Session]:
     # async: opening a session does no I/O (the connection is taken at the first statement), so
     # this runs on the event loop instead of costing two hand-offs to the thread pool.
@@ -37,24 +59,25 @@ async def _session(request: Request) -> AsyncIterator[Session]:
     claims = tokens.decode(token) if token else None
     request.state.token_claims = claims
     schema = claims.tenant_schema if claims else None
-    if schema and naming.is_valid_schema(schema):
-        session = tenant_session(schema)
-        request.state.tenant_schema = schema
-    else:
-        session = platform_session()
-        request.state.tenant_schema = None
-    try:
-        yield session
-    finally:
-        # close() rolls back whatever the handler did not commit: a round trip, so off the event
-        # loop, unless no transaction is open (nothing read, or committed). Not with the thread
-        # pool's own tokens: with every token taken by requests waiting for a pooled connection,
-        # the sessions holding those connections could never close (FastAPI's sync dependencies
-        # exit through a limiter of their own for the same reason).
-        if session.in_transaction():
-            await to_thread.run_sync(session.close, limiter=CapacityLimiter(1))
+    async with _gate():
+        if schema and naming.is_valid_schema(schema):
+            session = tenant_session(schema)
+            request.state.tenant_schema = schema
         else:
-            session.close()
+            session = platform_session()
+            request.state.tenant_schema = None
+        try:
+            yield session
+        finally:
+            # close() rolls back whatever the handler did not commit: a round trip, so off the
+            # event loop, unless no transaction is open (nothing read, or committed). Not with
+            # the thread pool's own tokens: with every token taken by requests waiting for a
+            # pooled connection, the sessions holding those connections could never close
+            # (FastAPI's sync dependencies exit through a limiter of their own likewise).
+            if session.in_transaction():
+                await to_thread.run_sync(session.close, limiter=CapacityLimiter(1))
+            else:
+                session.close()
 
 
 DbSession = Annotated[Session, Depends(_session, scope="function")]
