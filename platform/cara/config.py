@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     # How often an open live consultation checks the doctor's token and access again (signed out,
     # deactivated, removed, subscription lapsed); the check is a Redis read and a few database reads.
     live_recheck_seconds: float = Field(default=30.0, gt=0)
+    # Threads per direction for the Opus transcoding of live consultations (the codec releases the
+    # GIL, so the event loop keeps relaying meanwhile); 0: on the event loop.
+    live_opus_threads: int = Field(default=2, ge=0, le=64)
 
     # Payments (Stripe). Without STRIPE_SECRET_KEY the billing endpoints answer 503
     # 'Payment system is not properly configured'; the keys never leave the server.

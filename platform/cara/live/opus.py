@@ -10,11 +10,18 @@ up, 24 kHz down), so the relay transcodes, with PyAV (FFmpeg's libopus, shipped 
   (`flush` pads the tail of a reply with silence).
 
 One decoder and one encoder per consultation: Opus frames depend on the ones before them.
+
+`Transcoder` runs them off the event loop, on a small thread pool per direction (FFmpeg's codec
+calls release the GIL, so other consultations are relayed meanwhile): each call is awaited before
+the consultation's next one, so a consultation's frames stay in order on any thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from functools import cache
 
 import av
 
@@ -44,6 +51,43 @@ class OpusDecoder:
             for resampled in self._resampler.resample(frame):
                 out += bytes(resampled.planes[0])[: resampled.samples * 2]
         return bytes(out)
+
+
+@cache
+def _pool(direction: str, threads: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"opus-{direction}")
+
+
+class Transcoder:
+    """A consultation's decoder and encoder, run on the per-direction pools (`threads` each; 0: on
+    the event loop, as before)."""
+
+    def __init__(self, threads: int) -> None:
+        self.decoder = OpusDecoder()
+        self.encoder = OpusEncoder()
+        self._threads = threads
+
+    async def decode(self, packet: bytes) -> bytes:
+        if not self._threads:
+            return self.decoder.decode(packet)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_pool("decode", self._threads), self.decoder.decode, packet)
+
+    async def encode(self, pcm: bytes) -> list[bytes]:
+        if not self._threads:
+            return self.encoder.encode(pcm)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_pool("encode", self._threads), self.encoder.encode, pcm)
+
+    async def flush(self) -> list[bytes]:
+        if not self._threads:
+            return self.encoder.flush()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_pool("encode", self._threads), self.encoder.flush)
+
+    def reset(self) -> None:
+        """Barge-in (between the consultation's awaited calls, so never during one)."""
+        self.encoder.reset()
 
 
 class OpusEncoder:

@@ -189,8 +189,7 @@ class LiveRelay:
         self.consultation_id = consultation_id
         # Opus both ways (binary frames), negotiated in the first frame; else base64 PCM in JSON.
         self.audio = audio
-        self._decoder = opus.OpusDecoder() if audio == "opus" else None
-        self._encoder = opus.OpusEncoder() if audio == "opus" else None
+        self._codec = opus.Transcoder(settings.live_opus_threads) if audio == "opus" else None
         self._mic_pcm = bytearray()  # decoded microphone audio not yet sent upstream
         self.tokens = 0  # the provider's usageMetadata, summed (counted per tenant and day at the end)
         self.socket_id = uuid.uuid4().hex  # this socket's claim on the consultation (rejoin.hold)
@@ -512,14 +511,14 @@ class LiveRelay:
             if isinstance(said, str) and said:
                 await self._fragment("assistant", said)
         if content.get("interrupted"):
-            if self._encoder is not None:
-                self._encoder.reset()
+            if self._codec is not None:
+                self._codec.reset()
             self._store(self.lines.close_all())
             await self._send_lines_closed()
             await self.browser.send({"type": "interrupted"})
         if content.get("turnComplete"):
-            if self._encoder is not None and not self._link_stale():
-                for packet in self._encoder.flush():
+            if self._codec is not None and not self._link_stale():
+                for packet in await self._codec.flush():
                     await self.browser.send_bytes(packet)
             self._store(self.lines.close_all())
             await self._send_lines_closed()
@@ -588,17 +587,17 @@ class LiveRelay:
     # ------------------------------------------------------------ browser
 
     async def _audio_down(self, data_base64: str, mime: str) -> None:
-        if self._encoder is None or not mime.startswith("audio/pcm"):
+        if self._codec is None or not mime.startswith("audio/pcm"):
             await self.browser.send_audio(data_base64, mime)
             return
-        for packet in self._encoder.encode(base64.b64decode(data_base64)):
+        for packet in await self._codec.encode(base64.b64decode(data_base64)):
             await self.browser.send_bytes(packet)
 
     async def _opus_up(self, packet: bytes) -> None:
         """A microphone packet: decoded, and sent upstream in chunks of about 100 ms."""
-        assert self._decoder is not None
+        assert self._codec is not None
         try:
-            self._mic_pcm += self._decoder.decode(packet)
+            self._mic_pcm += await self._codec.decode(packet)
         except ValueError as exc:
             await self.browser.send(m.error(str(exc).capitalize() + "."))
             return
@@ -609,7 +608,7 @@ class LiveRelay:
     async def _browser_loop(self) -> None:
         while True:
             raw = await self.browser.receive()
-            if isinstance(raw, bytes) and self._decoder is not None:
+            if isinstance(raw, bytes) and self._codec is not None:
                 await self._opus_up(raw)
                 continue
             try:

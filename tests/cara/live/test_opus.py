@@ -106,3 +106,43 @@ def test_opus_both_ways_through_the_relay(
     assert len(got) >= 24 and sum(map(len, got)) < len(reply) / 8
     decoded = b"".join(OpusDecoder().decode(p) for p in got)
     assert abs(dominant_frequency(decoded[1_600:], 16_000) - 440) < 30
+
+
+@pytest.mark.parametrize("threads", [0, 2])
+def test_the_transcoder_gives_the_codecs_output_in_order_on_or_off_the_loop(threads: int) -> None:
+    """Off the event loop (a pool per direction) the packets are those of the codec called in line,
+    in order; with 0 threads the codec runs on the loop as before."""
+    import asyncio
+    import threading
+
+    from cara.live.opus import Transcoder
+
+    speech = tone(0.7, REPLY_RATE)
+    chunks = [speech[i : i + 6144] for i in range(0, len(speech), 6144)]
+    reference = OpusEncoder()
+    expected = [p for chunk in chunks for p in reference.encode(chunk)] + reference.flush()
+    mic = OpusEncoder(rate=16_000)
+    mic_packets = mic.encode(tone(0.5, 16_000)) + mic.flush()
+    decoded_reference = OpusDecoder()
+    expected_pcm = b"".join(decoded_reference.decode(p) for p in mic_packets)
+
+    async def run() -> tuple[list[bytes], bytes, set[str]]:
+        codec = Transcoder(threads)
+        ran_on: set[str] = set()
+        encode = codec.encoder.encode
+
+        def recording(pcm: bytes) -> list[bytes]:
+            ran_on.add(threading.current_thread().name)
+            return encode(pcm)
+
+        codec.encoder.encode = recording  # type: ignore[method-assign]
+        packets = [p for chunk in chunks for p in await codec.encode(chunk)] + await codec.flush()
+        pcm = b"".join([await codec.decode(p) for p in mic_packets])
+        return packets, pcm, ran_on
+
+    packets, pcm, ran_on = asyncio.run(run())
+    assert packets == expected and pcm == expected_pcm
+    if threads:
+        assert ran_on and all(name.startswith("opus-encode") for name in ran_on)
+    else:
+        assert ran_on == {threading.main_thread().name}
