@@ -512,6 +512,12 @@ def main() -> int:
         action="store_true",
         help="a third phase with Opus both ways (the relay transcodes), as WebCodecs consoles speak",
     )
+    parser.add_argument(
+        "--opus-threads",
+        type=int,
+        default=None,
+        help="the relay's LIVE_OPUS_THREADS (threads per direction; 0: transcode on the event loop)",
+    )
     parser.add_argument("--serve-double", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--tls-dir", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -528,6 +534,8 @@ def main() -> int:
 def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
     summary = Summary()
     port, env = double.port, double.settings
+    if args.opus_threads is not None:
+        env = {**env, "LIVE_OPUS_THREADS": str(args.opus_threads)}
 
     def body(api: ApiServer) -> None:
         log(f"creating {args.sessions} doctors")
@@ -588,6 +596,9 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
                 )
         per_session = relay.relay_cpu / relay.seconds / args.sessions * 100
         summary.add("API worker processes", str(args.workers))
+        if args.opus:
+            threads = "default (2)" if args.opus_threads is None else str(args.opus_threads)
+            summary.add("relay Opus threads per direction", threads)
         summary.add(
             "relay CPU per session",
             f"{per_session:.2f}% of a core ({relay.relay_cpu / relay.seconds:.2f} cores)",
