@@ -12,6 +12,9 @@ export const paths = {
     hospitalRegister: '/hospital-register',
     adminRegister: '/admin-register',
     forgotPassword: '/forgot-password',
+    /** Links mailed after a sign-in email change (cara.auth.service). */
+    undoEmailChange: '/undo-email-change',
+    confirmEmailChange: '/confirm-email-change',
     privacyPolicy: '/privacy-policy',
     terms: '/terms-and-conditions',
 

@@ -42,3 +42,11 @@ export const requestPasswordReset = (email: string): Promise<Result<{ message: s
 
 export const resetPassword = (token: string, password: string): Promise<Result<{ message: string }>> =>
     settle(() => publicApi.POST('/api/auth/reset-password', { body: { token, password } }));
+
+/** The link mailed to the old address: the old sign-in email back, every session signed out. */
+export const undoEmailChange = (token: string): Promise<Result<{ message: string }>> =>
+    settle(() => publicApi.POST('/api/auth/undo-email-change', { body: { token } }));
+
+/** The link mailed to a new address a hospital gave its doctor. */
+export const confirmEmailChange = (token: string): Promise<Result<{ message: string }>> =>
+    settle(() => publicApi.POST('/api/auth/confirm-email-change', { body: { token } }));

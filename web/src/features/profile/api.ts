@@ -119,3 +119,27 @@ export const downloadCertificate = async (fileId: string, fileName: string): Pro
         return DOWNLOAD_FAILED;
     }
 };
+
+// ------------------------------------------------------------ account security
+
+export type RenewedSession = components['schemas']['SessionRenewedResponse'];
+
+const renew = async (
+    call: () => Promise<{ data?: RenewedSession; error?: unknown; response: Response }>,
+): Promise<Result<RenewedSession>> => {
+    try {
+        const { data, error, response } = await call();
+        if (data) return { ok: true, data };
+        return failure(errorMessage(error, 'Something went wrong. Please try again.'), response.status, fieldErrors(error));
+    } catch {
+        return failure('Something went wrong. Please try again.');
+    }
+};
+
+/** POST /api/auth/change-email: every other session is signed out; this one goes on with the new token. */
+export const changeEmail = (email: string, currentPassword: string): Promise<Result<RenewedSession>> =>
+    renew(() => api.POST('/api/auth/change-email', { body: { email, currentPassword } }));
+
+/** POST /api/auth/change-password: as above. */
+export const changePassword = (currentPassword: string, newPassword: string): Promise<Result<RenewedSession>> =>
+    renew(() => api.POST('/api/auth/change-password', { body: { currentPassword, newPassword } }));

@@ -1,5 +1,6 @@
 import { useSession } from '@/lib/session/SessionProvider';
 import { AccountProfile } from '../components/AccountProfile';
+import { AccountSecurity } from '../components/AccountSecurity';
 import { DoctorProfile } from '../components/DoctorProfile';
 import '../profile.css';
 
@@ -10,7 +11,14 @@ import '../profile.css';
 const ProfilePage = () => {
     const { user } = useSession();
     if (!user) return null; // the route's guard sends visitors away first
-    return user.role === 'doctor' ? <DoctorProfile user={user} /> : <AccountProfile user={user} />;
+    return (
+        <>
+            {user.role === 'doctor' ? <DoctorProfile user={user} /> : <AccountProfile user={user} />}
+            <div className="page profile-page profile-security">
+                <AccountSecurity />
+            </div>
+        </>
+    );
 };
 
 export default ProfilePage;
