@@ -34,7 +34,16 @@ for (const namespace of namespaces) {
             else if (typeof messages[key] !== 'string' || !messages[key].trim())
                 problems.push(`${language}/${namespace}.json: empty "${key}"`);
         }
+        // Plural forms (i18next: key_zero ... key_other): a language has the categories its
+        // plural rules name (Arabic six, English two), for a key English pluralises.
+        const categories = new Set(new Intl.PluralRules(language).resolvedOptions().pluralCategories);
         for (const key of Object.keys(messages)) {
+            const plural = key.match(/^(.*)_(zero|one|two|few|many|other)$/);
+            if (plural && `${plural[1]}_other` in english) {
+                if (!categories.has(plural[2]))
+                    problems.push(`${language}/${namespace}.json: "${key}": ${language} has no '${plural[2]}' plural`);
+                continue;
+            }
             if (!(key in english)) problems.push(`${language}/${namespace}.json: "${key}" is not an English key`);
         }
     }

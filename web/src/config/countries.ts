@@ -1,5 +1,7 @@
 /**
- * Country choices of the registration forms (spec §3 "Choices"). The value
+ * Country choices of every form that asks for one (doctor and hospital
+ * registration, a hospital's doctor form): one list, COUNTRIES, covering
+ * Africa and the Caribbean the product is for. The value
  * sent to the API is always the English name (the server and the Manage
  * Doctors screen store and compare those); only the visible label follows the
  * interface language. Labels come from the browser's own region names
@@ -13,16 +15,7 @@ export interface Country {
     code: string;
 }
 
-/** The five countries offered to independent doctors. */
-export const DOCTOR_COUNTRIES: readonly Country[] = [
-    { name: 'Algeria', code: 'DZ' },
-    { name: 'Ghana', code: 'GH' },
-    { name: 'Kenya', code: 'KE' },
-    { name: 'Nigeria', code: 'NG' },
-    { name: 'South Africa', code: 'ZA' },
-];
-
-/** African countries offered to hospitals, Algeria through Zimbabwe. */
+/** African countries, Algeria through Zimbabwe. */
 export const AFRICAN_COUNTRIES: readonly Country[] = [
     { name: 'Algeria', code: 'DZ' },
     { name: 'Angola', code: 'AO' },
@@ -79,6 +72,43 @@ export const AFRICAN_COUNTRIES: readonly Country[] = [
     { name: 'Zambia', code: 'ZM' },
     { name: 'Zimbabwe', code: 'ZW' },
 ];
+
+/** The Caribbean: its sovereign states (with Belize, Guyana and Suriname of CARICOM) and its territories. */
+export const CARIBBEAN_COUNTRIES: readonly Country[] = [
+    { name: 'Anguilla', code: 'AI' },
+    { name: 'Antigua and Barbuda', code: 'AG' },
+    { name: 'Aruba', code: 'AW' },
+    { name: 'Bahamas', code: 'BS' },
+    { name: 'Barbados', code: 'BB' },
+    { name: 'Belize', code: 'BZ' },
+    { name: 'British Virgin Islands', code: 'VG' },
+    { name: 'Cayman Islands', code: 'KY' },
+    { name: 'Cuba', code: 'CU' },
+    { name: 'Curaçao', code: 'CW' },
+    { name: 'Dominica', code: 'DM' },
+    { name: 'Dominican Republic', code: 'DO' },
+    { name: 'Grenada', code: 'GD' },
+    { name: 'Guadeloupe', code: 'GP' },
+    { name: 'Guyana', code: 'GY' },
+    { name: 'Haiti', code: 'HT' },
+    { name: 'Jamaica', code: 'JM' },
+    { name: 'Martinique', code: 'MQ' },
+    { name: 'Montserrat', code: 'MS' },
+    { name: 'Puerto Rico', code: 'PR' },
+    { name: 'Saint Kitts and Nevis', code: 'KN' },
+    { name: 'Saint Lucia', code: 'LC' },
+    { name: 'Saint Vincent and the Grenadines', code: 'VC' },
+    { name: 'Sint Maarten', code: 'SX' },
+    { name: 'Suriname', code: 'SR' },
+    { name: 'Trinidad and Tobago', code: 'TT' },
+    { name: 'Turks and Caicos Islands', code: 'TC' },
+    { name: 'U.S. Virgin Islands', code: 'VI' },
+];
+
+/** The one list every form offers, in English alphabetical order (countryOptions sorts per language). */
+export const COUNTRIES: readonly Country[] = [...AFRICAN_COUNTRIES, ...CARIBBEAN_COUNTRIES].sort((a, b) =>
+    a.name.localeCompare(b.name, 'en'),
+);
 
 const regionNames = (language: string): Intl.DisplayNames | null => {
     try {

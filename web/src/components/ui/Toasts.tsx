@@ -16,6 +16,8 @@ interface Toast {
 type Notify = (text: string, kind?: ToastKind) => void;
 
 const ToastContext = createContext<Notify | null>(null);
+/** Removes every toast on screen: a new attempt starts without the last one's messages. */
+const ClearContext = createContext<() => void>(() => {});
 const AUTO_CLOSE_MS = 3000;
 
 const ToastItem = ({ toast, onClose }: { toast: Toast; onClose: (id: number) => void }) => {
@@ -58,9 +60,10 @@ export const ToastProvider = ({ children }: { children: ReactNode }) => {
         setToasts(list => [...list.slice(-4), { id, kind, text }]);
     }, []);
     const value = useMemo(() => notify, [notify]);
+    const clear = useCallback(() => setToasts([]), []);
     return (
         <ToastContext.Provider value={value}>
-            {children}
+            <ClearContext.Provider value={clear}>{children}</ClearContext.Provider>
             <div className="toast-region" aria-live="polite">
                 {toasts.map(toast => (
                     <ToastItem key={toast.id} toast={toast} onClose={close} />
@@ -69,6 +72,9 @@ export const ToastProvider = ({ children }: { children: ReactNode }) => {
         </ToastContext.Provider>
     );
 };
+
+/** Clears the toasts of a previous attempt (call it when a form is submitted again). */
+export const useClearToasts = (): (() => void) => useContext(ClearContext);
 
 export const useToast = (): Notify => {
     const notify = useContext(ToastContext);

@@ -6,14 +6,13 @@ import { dashboardPath } from '@/components/layout/Navbar';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Checkbox, TextField } from '@/components/ui/Field';
-import { useToast } from '@/components/ui/Toasts';
+import { useClearToasts, useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import type { FormErrors } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { Role } from '@/lib/session/storage';
 import { login } from '../api';
 import { destinationAfterLogin, LOGIN_PAGES, NO_TOKEN } from '../loginPages';
-import { MESSAGES } from '../messages';
 import { rememberedEmail } from '../rememberedEmail';
 import { serverText } from '../serverText';
 import { hasErrors, validateLogin, type LoginField } from '../validation';
@@ -31,6 +30,7 @@ const LoginForm = ({ role }: { role: Role }) => {
     const page = LOGIN_PAGES[role];
     const { signIn } = useSession();
     const notify = useToast();
+    const clearToasts = useClearToasts();
     const navigate = useNavigate();
 
     const [email, setEmail] = useState(() => rememberedEmail.get(role) ?? '');
@@ -55,9 +55,9 @@ const LoginForm = ({ role }: { role: Role }) => {
         if (submitted) setErrors(validateLogin(role, { email, password, [field]: value }));
     };
 
+    // One message per failure, where the user looks: the form's alert (no toast as well).
     const fail = (message: string) => {
         setFailure(message);
-        notify(serverText(t, message), 'error');
         setBusy(false);
     };
 
@@ -66,10 +66,11 @@ const LoginForm = ({ role }: { role: Role }) => {
         if (busy) return;
         setSubmitted(true);
         setFailure(null);
+        clearToasts();
         const found = validateLogin(role, { email, password });
         setErrors(found);
         if (hasErrors(found)) {
-            notify(t(MESSAGES.formInvalid), 'error');
+            // Each field says what is wrong under it; focus goes to the first.
             setFocusRequest(count => count + 1);
             return;
         }

@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { Modal } from '@/components/ui/Modal';
 import { useToast } from '@/components/ui/Toasts';
-import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
+import { COUNTRIES, countryOptions } from '@/config/countries';
 import { paths, SPECIALTIES } from '@/config/paths';
 import { saveDoctorDraft } from '@/lib/forms/doctorDraft';
 import { useCheckedForm } from '@/lib/forms/useCheckedForm';
@@ -57,7 +57,7 @@ export const DoctorFormModal = ({
 
     const language = i18n.resolvedLanguage ?? 'en';
     const countries = useMemo(() => {
-        const options = countryOptions(AFRICAN_COUNTRIES, language);
+        const options = countryOptions(COUNTRIES, language);
         // A doctor added elsewhere may have a country outside the list: keep it choosable.
         const current = form.country;
         if (current && !options.some(option => option.value === current)) {

@@ -54,7 +54,7 @@ export const FailureAlert = ({
         <div ref={anchor}>
             {failure && (
                 <Alert kind="error" onClose={onClose}>
-                    <p data-testid="register-error">{failure.message}</p>
+                    {failure.message && <p data-testid="register-error">{failure.message}</p>}
                     {failure.details.map(detail => (
                         <p key={detail}>{detail}</p>
                     ))}

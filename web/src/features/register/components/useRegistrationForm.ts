@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { useToast } from '@/components/ui/Toasts';
+import { useClearToasts } from '@/components/ui/Toasts';
 import type { FormErrors } from '@/lib/forms/fields';
 import { useCheckedForm } from '@/lib/forms/useCheckedForm';
 import type { SessionUser } from '@/lib/session/storage';
@@ -38,7 +38,7 @@ export const useRegistrationForm = <Form extends object>({
     asSignedInUser = false,
 }: Options<Form>) => {
     const { t } = useTranslation('register');
-    const notify = useToast();
+    const clearToasts = useClearToasts();
     const { form, set, error, check, showServerFields, formRef } = useCheckedForm(initial, validate, 'register');
     const [failure, setFailure] = useState<Failure | null>(null);
     const [busy, setBusy] = useState(false);
@@ -64,22 +64,25 @@ export const useRegistrationForm = <Form extends object>({
             if (busy || !check()) return;
             setBusy(true);
             setFailure(null);
+            clearToasts();
             const result = await signup(build(form), { asSignedInUser });
             setBusy(false);
             if (result.ok) {
                 onSuccess(result.data);
                 return;
             }
+            // One message per failure, where the user looks: under the field it is about
+            // (e.g. a registered email), else in the form's alert; never a toast as well.
             const message = t(result.message || fallback);
             const shown = new Set(Object.keys(form));
             showServerFields(result.fields);
-            setFailure({
-                message,
-                details: Object.entries(result.fields)
-                    .filter(([field, text]) => !shown.has(field) && text !== result.message)
-                    .map(([, text]) => t(text)),
-            });
-            notify(message, 'error');
+            const underField = Object.entries(result.fields).some(
+                ([field, text]) => shown.has(field) && text === result.message,
+            );
+            const details = Object.entries(result.fields)
+                .filter(([field, text]) => !shown.has(field) && text !== result.message)
+                .map(([, text]) => t(text));
+            setFailure(underField && !details.length ? null : { message: underField ? '' : message, details });
         };
 
     return { form, set, error, busy, failure, failureRef, formRef, submitWith, dismissFailure: () => setFailure(null) };

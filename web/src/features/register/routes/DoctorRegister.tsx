@@ -6,7 +6,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
-import { AFRICAN_COUNTRIES, countryOptions, DOCTOR_COUNTRIES } from '@/config/countries';
+import { COUNTRIES, countryOptions } from '@/config/countries';
 import { paths, SPECIALTIES, specialtyPath, type Specialty } from '@/config/paths';
 import { clearDoctorDraft, readDoctorDraft } from '@/lib/forms/doctorDraft';
 import { wholeNumber } from '@/lib/forms/fields';
@@ -50,11 +50,8 @@ const DoctorRegister = () => {
         });
 
     const language = i18n.resolvedLanguage ?? 'en';
-    // A hospital registering its own doctor gets the same countries as its Manage Doctors form.
-    const countries = useMemo(
-        () => countryOptions(hospitalCreated ? AFRICAN_COUNTRIES : DOCTOR_COUNTRIES, language),
-        [hospitalCreated, language],
-    );
+    // Every form offers the same countries (Africa and the Caribbean).
+    const countries = useMemo(() => countryOptions(COUNTRIES, language), [language]);
     const specialties = SPECIALTIES.map(specialty => ({ value: specialty, label: t(specialty) }));
 
     const build = (values: DoctorForm): SignupBody => ({

@@ -5,7 +5,7 @@ import { Link, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
-import { AFRICAN_COUNTRIES, countryOptions } from '@/config/countries';
+import { COUNTRIES, countryOptions } from '@/config/countries';
 import { paths } from '@/config/paths';
 import type { SignupBody } from '../api';
 import { FailureAlert, FormSection, PrivacyConsent, RegisterPage } from '../components/RegisterLayout';
@@ -30,7 +30,7 @@ const HospitalRegister = () => {
         });
 
     const language = i18n.resolvedLanguage ?? 'en';
-    const countries = useMemo(() => countryOptions(AFRICAN_COUNTRIES, language), [language]);
+    const countries = useMemo(() => countryOptions(COUNTRIES, language), [language]);
     const types = [
         { value: 'private', label: t('Private') },
         { value: 'public', label: t('Public') },
