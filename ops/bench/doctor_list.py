@@ -11,6 +11,8 @@ availability), so the list query runs beside other tenants' rows.
 Rows per hospital, all `GET /api/doctors/page?isHospitalCreated=true` as the web app asks (50 rows):
 the first page, and a deep page (the cursor of the row 50 before the end, by name). `--whole` adds
 the old whole list `GET /api/doctors` for the smallest hospital (for comparison; ~1 kB per doctor).
+First of all, the floor: `GET /api/auth/user` as the hospital (token, tenant, one row read), the
+per-request cost every authenticated call pays; each page is also printed as a ratio to it.
 
 Load: wrk -t1 -c`--connections` (gzip accepted, as browsers do) for `--duration` s after 1 s of
 warm-up, product and bare alternating over `--rounds` rounds (so the shared machine's background
@@ -45,6 +47,7 @@ P99_TARGET_MS = 30.0
 DEEP_TARGET = 1.2
 PAGE_TARGET_BYTES = 30 * 1024
 PAGE = 50
+FLOOR = "floor: GET /api/auth/user (hospital)"
 
 # The same load script as request_overhead.py's, with gzip accepted as a browser does.
 request_overhead._LUA = request_overhead._LUA.replace(
@@ -189,6 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     len(content) <= PAGE_TARGET_BYTES,
                 )
                 rows.append(Row(name, path, (hospital.token,), True))
+            if size == plan.sizes[0]:
+                # The floor: an authenticated, tenant-scoped read of one row (the principal's path).
+                content, _ = sizes_of(api, "/api/auth/user", hospital.token)
+                answers.setdefault("/api/auth/user", content)
+                rows.insert(0, Row(FLOOR, "/api/auth/user", (hospital.token,), True))
             if plan.whole and size == min(plan.sizes):
                 path = "/api/doctors?" + urlencode(query)
                 content, wire = sizes_of(api, path, hospital.token)
@@ -238,6 +246,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"req/s {p.rps / b.rps:.2f}x, p50 {p.p50 / b.p50:.1f}x",
                     )
                     summary.add("  server CPU", f"{p.cpu_ms:.2f} ms/request (bare {b.cpu_ms:.2f})")
+                floor = results[(FLOOR, "product")]
+                for size in plan.sizes:
+                    page = results[(f"{size:,}: first page", "product")]
+                    summary.add(
+                        f"{size:,}: first page / floor",
+                        f"p50 {page.p50 / floor.p50:.2f}x, CPU {page.cpu_ms / floor.cpu_ms:.2f}x "
+                        f"(+{page.cpu_ms - floor.cpu_ms:.2f} ms/request for the list itself)",
+                    )
                 for size in plan.sizes:
                     first = results[(f"{size:,}: first page", "product")]
                     deep = results[(f"{size:,}: deep page", "product")]

@@ -126,7 +126,8 @@ def page_for_hospital(
         "after_id": after[1] if after else None,
         "limit": limit,
     }
-    return list(session.execute(statement, params).all())
+    # Plain columns: run on the session's connection, without the ORM's result processing.
+    return list(session.connection().execute(statement, params).all())
 
 
 @functools.lru_cache(maxsize=256)
