@@ -17,6 +17,7 @@ import pydantic_core
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from cara.analytics import service as analytics
 from cara.audit import service as audit
 from cara.auth import passwords
 from cara.auth import service as auth_service
@@ -399,4 +400,5 @@ def remove_doctor(session: Session, principal: Principal, doctor_id: str, hospit
         target_id=removed_id,
         tenant_schema=principal.tenant_schema,
     )
+    analytics.figures_changed(session)  # the overview's doctor count
     return str(removed_id)

@@ -88,6 +88,14 @@ class TestEnqueued:
         add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
         assert changed(recorder) >= 3
 
+    def test_removing_a_doctor_asks(self, client: Any, recorder: Recorder) -> None:
+        hospital = signup(client, hospital_payload())
+        doctor = add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
+        before = changed(recorder)
+        r = client.delete(f"/api/doctors/{doctor['user']['_id']}", headers=auth(hospital["token"]))
+        assert r.status_code == 200, r.text
+        assert changed(recorder) == before + 1
+
     def test_nothing_is_asked_for_a_failed_signup(self, client: Any, recorder: Recorder) -> None:
         body = hospital_payload()
         signup(client, body)
