@@ -229,6 +229,23 @@ describe('hospital dashboard and doctor management', () => {
             role: 'doctor',
         });
         assert.equal(login.status, 200, 'reactivated doctor signs in again');
+
+        // Search and filters run on the server, a page at a time.
+        const search = page.getByTestId('doctors-search');
+        await search.fill(managed.name);
+        await row(page, dashDoctor.name).waitFor({ state: 'detached' });
+        assert.equal(await page.getByTestId('doctor-row').count(), 1);
+        await search.fill('no-such-doctor-here');
+        await page.getByTestId('doctors-none-match').waitFor();
+        await search.fill('');
+        await page.getByTestId('doctors-status').selectOption('inactive');
+        await page.getByTestId('doctors-none-match').waitFor();
+        await page.getByTestId('doctors-status').selectOption('');
+        await page.getByTestId('doctors-sort').selectOption('-name');
+        await row(page, dashDoctor.name).waitFor();
+        assert.equal(await page.getByTestId('doctor-row').count(), 2);
+        assert.equal(await page.getByTestId('doctors-next').count(), 0, 'one page: no pager');
+        await page.getByTestId('doctors-sort').selectOption('name');
     });
 
     it('checks, adds and deletes a doctor through the Manage Doctors form', async () => {
