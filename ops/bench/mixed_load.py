@@ -201,6 +201,29 @@ def size_database(stack: ExitStack, size: int, keep: bool) -> Iterator[tuple[Ser
     yield found, state
 
 
+def bring_tenants_to_head() -> None:
+    """A kept database's hospital schemas, migrated when the tenant tree has moved since."""
+    from sqlalchemy import select
+
+    from cara.kit.db import get_engine, platform_session
+    from cara.models import Tenant
+    from tenants import migrate
+
+    head = migrate.tenant_scripts().get_current_head()
+    with platform_session() as session:
+        schemas = list(session.scalars(select(Tenant.schema_name).where(Tenant.kind == "hospital")))
+    with get_engine().connect() as conn:
+        if not schemas or migrate.tenant_revision(conn, schemas[-1]) == head:
+            return
+    started = time.perf_counter()
+    results = migrate.upgrade_tenant_schemas(get_engine(), schemas, jobs=4)
+    bad = migrate.failed(results)
+    took = time.perf_counter() - started
+    log(f"migrated {len(schemas)} kept schemas to {head} in {took:.0f} s, {len(bad)} failed")
+    if bad:
+        raise RuntimeError(f"could not migrate the kept schemas: {bad[0].schema}: {bad[0].error}")
+
+
 # ---------------------------------------------------------------- the server
 
 
@@ -404,9 +427,8 @@ def run_size(
                 seeded.dump(state_path)
         else:
             log(f"reusing {size} hospitals seeded earlier ({len(seeded.doctors)} doctors with tokens)")
-            from cara.kit.redis import get_redis
-
-            get_redis().flushdb()
+            prepare_database()  # the code may have moved on since: platform schema to head
+            bring_tenants_to_head()
         with running_api(1) as api:
             log(
                 f"size {size}: open loop at {args.rate:g} req/s,"
@@ -415,6 +437,8 @@ def run_size(
             result = measure(api, seeded, rate=args.rate, duration=args.duration, warmup=args.warmup)
             table.append((size, result, seeded))
             print_size(size, result)
+            if result.errors:
+                print(f"--- server log (warnings/errors, last 20) ---\n{api.tail()}", flush=True)
             if args.processes and size == args.sizes[-1]:
                 compare_processes(api, seeded, args, summary)
         reset_engine()
@@ -492,9 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="compare req/s with these WEB_CONCURRENCY values (default 1,2; '' skips)",
     )
-    parser.add_argument(
-        "--quick", action="store_true", help="small smoke run (20,100 hospitals, 5 s)"
-    )
+    parser.add_argument("--quick", action="store_true", help="small smoke run (20,100 hospitals, 5 s)")
     args = parser.parse_args(argv)
     quick = args.quick
     args.sizes = [
