@@ -107,8 +107,9 @@ class Settings(BaseSettings):
     # deactivated, removed, subscription lapsed); the check is a Redis read and a few database reads.
     live_recheck_seconds: float = Field(default=30.0, gt=0)
     # Threads per direction for the Opus transcoding of live consultations (the codec releases the
-    # GIL, so the event loop keeps relaying meanwhile); 0: on the event loop.
-    live_opus_threads: int = Field(default=2, ge=0, le=64)
+    # GIL, so the event loop keeps relaying meanwhile); 0: on the event loop. Opt-in: on two busy
+    # cores the hand-over cost more than it freed (ops/bench/README.md, live_relay.py --opus).
+    live_opus_threads: int = Field(default=0, ge=0, le=64)
 
     # Payments (Stripe). Without STRIPE_SECRET_KEY the billing endpoints answer 503
     # 'Payment system is not properly configured'; the keys never leave the server.

@@ -11,9 +11,10 @@ up, 24 kHz down), so the relay transcodes, with PyAV (FFmpeg's libopus, shipped 
 
 One decoder and one encoder per consultation: Opus frames depend on the ones before them.
 
-`Transcoder` runs them off the event loop, on a small thread pool per direction (FFmpeg's codec
-calls release the GIL, so other consultations are relayed meanwhile): each call is awaited before
-the consultation's next one, so a consultation's frames stay in order on any thread.
+`Transcoder` runs them on the event loop, or with LIVE_OPUS_THREADS off it, on a small thread pool
+per direction (FFmpeg's codec calls release the GIL, so other consultations are relayed meanwhile):
+each call is awaited before the consultation's next one, so a consultation's frames stay in order
+on any thread.
 """
 
 from __future__ import annotations
