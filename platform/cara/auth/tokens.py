@@ -18,6 +18,7 @@ import os
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import jwt
@@ -60,8 +61,32 @@ def issue(*, account_id: uuid.UUID, role: str, tenant_schema: str | None) -> str
     return jwt.encode(payload, settings.jwt_secret, algorithm=_ALGORITHM)
 
 
+# Tokens whose signature was verified, by their exact text: a client sends the same token on
+# every request, and the HMAC, base64 and JSON work of PyJWT was a visible part of each. The
+# expiry is still checked at every use; the secret is part of the key (tests change it).
+_VERIFIED: OrderedDict[tuple[str, str], TokenClaims] = OrderedDict()
+_VERIFIED_MAX = 10_000
+
+
 def decode(token: str) -> TokenClaims | None:
     """Verify signature and expiry; None when the token is not acceptable."""
+    key = (get_settings().jwt_secret, token)
+    known = _VERIFIED.get(key)
+    if known is not None:
+        # Leeway as PyJWT's (none): expired the second `exp` is reached.
+        return known if time.time() < known.expires_at else None
+    claims = _verify(token)
+    if claims is not None:
+        _VERIFIED[key] = claims
+        while len(_VERIFIED) > _VERIFIED_MAX:
+            try:
+                _VERIFIED.popitem(last=False)
+            except KeyError:
+                break
+    return claims
+
+
+def _verify(token: str) -> TokenClaims | None:
     try:
         payload = jwt.decode(
             token,
