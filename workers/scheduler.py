@@ -40,6 +40,8 @@ SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("consultations.apply_retention", 3600),
 )
 
+    # Recordings never finished uploading, or failed and not retried, deleted with their audio.
+    PeriodicJob("recordings.expire", 3600),
 
 def due_slot(job: PeriodicJob, now: float) -> int:
     return int(now // job.every_seconds)

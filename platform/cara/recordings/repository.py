@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
@@ -72,3 +73,19 @@ def recording(session: Session, upload_id: uuid.UUID) -> bytes:
 
 def delete_parts(session: Session, upload_id: uuid.UUID) -> None:
     session.execute(delete(RecordingPart).where(RecordingPart.upload_id == upload_id))
+
+
+def abandoned(session: Session, before: datetime) -> list[uuid.UUID]:
+    """Uploads never completed, or failed, and untouched since `before`."""
+    return list(
+        session.scalars(
+            select(RecordingUpload.id).where(
+                RecordingUpload.state.in_(("receiving", "failed")), RecordingUpload.updated_at < before
+            )
+        )
+    )
+
+
+def delete_uploads(session: Session, upload_ids: list[uuid.UUID]) -> None:
+    """The uploads and their audio (parts go with them: ON DELETE CASCADE)."""
+    session.execute(delete(RecordingUpload).where(RecordingUpload.id.in_(upload_ids)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -317,3 +317,29 @@ def _transcribe(schema: str, upload_id: uuid.UUID) -> uuid.UUID:
         repository.delete_parts(session, upload_id)
         session.commit()
         return consultation_id
+
+
+# ------------------------------------------------------------------ abandoned recordings (scheduled)
+
+EXPIRE_ACTOR = "recordings.expire"
+# A recording nobody finished uploading or retried in this time is deleted with its audio.
+ABANDONED_AFTER = timedelta(days=30)
+
+
+def expire_abandoned(schema: str, now: datetime | None = None) -> int:
+    """In one tenant schema: delete uploads left receiving or failed for `ABANDONED_AFTER`, with
+    their audio (raw audio is never kept for long). Returns how many."""
+    at = now or utcnow()
+    with _worker_session(schema) as session:
+        expired = repository.abandoned(session, at - ABANDONED_AFTER)
+        if expired:
+            repository.delete_uploads(session, expired)
+            record_tenant(
+                session,
+                action="recording.expired",
+                actor_id=None,
+                target_type="recording",
+                detail={"recordings": len(expired)},
+            )
+        session.commit()
+        return len(expired)

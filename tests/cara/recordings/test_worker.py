@@ -169,3 +169,33 @@ class TestProcess:
         failed = wait_state(client, doctor, rid, "done", "failed")
         assert failed["state"] == "failed" and failed["error"] == "The recording could not be read."
         assert gemini.generate_requests == []
+
+
+def test_abandoned_recordings_are_deleted_with_their_audio(
+    client: Any, doctor: dict[str, str], worker: Any
+) -> None:
+    """The hourly `recordings.expire` job: uploads left receiving or failed for 30 days go, with
+    their audio; recent ones and processed ones stay."""
+    from datetime import timedelta
+
+    from cara.models import RecordingUpload
+    from cara.models.base import utcnow
+    from cara.recordings import service
+    from tests.cara.recordings.conftest import put_chunk
+
+    old, recent = (create(client, doctor).json()["id"] for _ in range(2))
+    for rid in (old, recent):
+        assert put_chunk(client, doctor, rid, 0, b"audio" * 100).status_code == 200
+    schema, _ = schema_and_account(doctor)
+    with tenant_session(schema) as s:
+        row = s.get(RecordingUpload, uuid.UUID(old))
+        assert row is not None
+        row.updated_at = utcnow() - service.ABANDONED_AFTER - timedelta(hours=1)
+        s.commit()
+    worker.actors[service.EXPIRE_ACTOR].send()
+    deadline = time.monotonic() + 20
+    while client.get(f"/api/recordings/{old}", headers=doctor).status_code != 404:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert part_count(doctor, old) == 0
+    assert client.get(f"/api/recordings/{recent}", headers=doctor).json()["receivedBytes"] == 500
