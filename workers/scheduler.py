@@ -38,10 +38,10 @@ SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("billing.expire_trials", 3600),
     # Transcripts and drafts of unsigned consultations past the tenant's retention period.
     PeriodicJob("consultations.apply_retention", 3600),
-)
-
     # Recordings never finished uploading, or failed and not retried, deleted with their audio.
     PeriodicJob("recordings.expire", 3600),
+)
+
 
 def due_slot(job: PeriodicJob, now: float) -> int:
     return int(now // job.every_seconds)
