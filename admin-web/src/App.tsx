@@ -35,7 +35,11 @@ const useDirection = () => {
     }, [rtl, rtlCache]);
     // Until the RTL styles are loaded, stay on the LTR cache (the page already has dir="rtl").
     const cache = rtl && rtlCache ? rtlCache : ltrCache;
-    const themes = useMemo(() => themesFor(rtl ? 'rtl' : 'ltr'), [rtl]);
+    // The spinners' accessible name in the interface language.
+    const themes = useMemo(
+        () => themesFor(rtl ? 'rtl' : 'ltr', i18nProvider.translate('ra.page.loading', { _: 'Loading' })),
+        [rtl, locale],
+    );
     return { cache, themes };
 };
 

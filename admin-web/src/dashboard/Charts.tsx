@@ -32,8 +32,12 @@ export interface RevenueChartProps {
 const reducedMotion = (): boolean =>
     typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
 
+// The canvas is an image to assistive technology: its name says what it shows
+// (the figures are in the cards and the lists beside it).
 export const RevenueChart = ({ labels, data, seriesLabel, rtl }: RevenueChartProps) => (
     <Line
+        role="img"
+        aria-label={seriesLabel}
         data={{
             labels,
             datasets: [
@@ -75,6 +79,10 @@ export const PlanDistributionChart = ({ byPlan, planLabel, rtl }: PlanChartProps
     const plans = Object.keys(byPlan);
     return (
         <Doughnut
+            // An empty doughnut says nothing: the card's 'no plans' text does.
+            {...(plans.length
+                ? { role: 'img', 'aria-label': plans.map(plan => `${planLabel(plan)}: ${byPlan[plan]}`).join(', ') }
+                : { 'aria-hidden': true })}
             data={{
                 labels: plans.map(planLabel),
                 datasets: [

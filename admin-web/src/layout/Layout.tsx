@@ -7,6 +7,7 @@ import {
     LocalesMenuButton,
     TitlePortal,
     ToggleThemeButton,
+    UserMenu,
     useGetIdentity,
     useLogoutIfAccessDenied,
 } from 'react-admin';
@@ -34,9 +35,15 @@ const Toolbar = () => (
     </>
 );
 
+// The user menu's button shows the admin's name: its accessible name says the same.
+const NamedUserMenu = () => {
+    const { identity } = useGetIdentity();
+    return <UserMenu label={identity?.fullName ?? 'ra.auth.user_menu'} />;
+};
+
 // The brand colour (design tokens), the logo mark before the page title.
 const CaraAppBar = () => (
-    <AppBar color="primary" toolbar={<Toolbar />}>
+    <AppBar color="primary" toolbar={<Toolbar />} userMenu={<NamedUserMenu />}>
         <Box sx={{ display: 'flex', marginInlineEnd: 1 }}>
             <LogoMark size={28} inverse />
         </Box>

@@ -9,7 +9,13 @@ export type Direction = 'ltr' | 'rtl';
  * (web/src/components/ui/tokens.ts): the same brand colours, surfaces, text,
  * type and corner radius, so the console and the app read as one product.
  */
-const brand = (base: RaThemeOptions, mode: 'light' | 'dark', colours: Palette, direction: Direction): RaThemeOptions => ({
+const brand = (
+    base: RaThemeOptions,
+    mode: 'light' | 'dark',
+    colours: Palette,
+    direction: Direction,
+    loadingLabel: string,
+): RaThemeOptions => ({
     ...base,
     direction,
     palette: {
@@ -29,12 +35,35 @@ const brand = (base: RaThemeOptions, mode: 'light' | 'dark', colours: Palette, d
     components: {
         ...base.components,
         RaToolbar: { styleOverrides: { root: { backgroundColor: colours.surface2 } } },
+        // Muted text at the brand's muted colour (4.5:1 or more), not MUI's translucent greys.
+        MuiToggleButton: {
+            styleOverrides: {
+                root: {
+                    color: colours.muted,
+                    '&.Mui-selected, &.Mui-selected:hover': { color: colours.text, backgroundColor: colours.surface2 },
+                },
+            },
+        },
+        // Spinners are progress bars to assistive technology: they need a name.
+        MuiCircularProgress: { defaultProps: { 'aria-label': loadingLabel } },
+        RaEmpty: { styleOverrides: { root: { '& .RaEmpty-message': { color: colours.muted } } } },
+        // A wide list scrolls inside its card; the page itself never scrolls sideways
+        // (react-admin's layout otherwise grows to its widest table).
+        RaLayout: { styleOverrides: { root: { minWidth: 0, '& .RaLayout-content': { minWidth: 0 } } } },
+        RaList: {
+            styleOverrides: {
+                root: { '& .RaList-main': { minWidth: 0 }, '& .RaList-content': { overflowX: 'auto' } },
+            },
+        },
     },
 });
 
-export const themesFor = (direction: Direction): { light: RaThemeOptions; dark: RaThemeOptions } => ({
-    light: brand(defaultLightTheme, 'light', palettes.light, direction),
-    dark: brand(defaultDarkTheme, 'dark', palettes.dark, direction),
+export const themesFor = (
+    direction: Direction,
+    loadingLabel = 'Loading',
+): { light: RaThemeOptions; dark: RaThemeOptions } => ({
+    light: brand(defaultLightTheme, 'light', palettes.light, direction, loadingLabel),
+    dark: brand(defaultDarkTheme, 'dark', palettes.dark, direction, loadingLabel),
 });
 
 export const ltrCache: EmotionCache = createCache({ key: 'mui' });

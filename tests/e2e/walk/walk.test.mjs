@@ -1,0 +1,282 @@
+// The screen walk (run by tests/e2e/test_walk.py): every screen of the web app
+// and the admin console, at a phone and a desktop size, in English (light
+// theme) and Arabic (dark theme), in one Chromium. On every screen:
+//   - the page does not overflow horizontally;
+//   - no button, input, select or textarea is covered by another element
+//     (document.elementFromPoint at its centre, at every scroll position of
+//     the page: a control hidden under a fixed bar at one position but
+//     reachable at another passes, one never reachable fails);
+//   - an open dialog's actions are inside the viewport without scrolling;
+//   - axe reports no serious or critical violation;
+//   - the browser console logged no error or warning.
+// Screenshots: SCREENS_DIR/<app>/<size>/<lang>/<screen>.png (kept, not compared).
+// WALK_ONLY (a regular expression on "<app>/<screen>") narrows the walk while
+// working on a screen.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+const require = createRequire(new URL('../../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '');
+const SCREENS_DIR = path.resolve(process.env.SCREENS_DIR ?? 'artifacts/screens');
+const FIXTURES = JSON.parse(process.env.FIXTURES ?? '{}');
+const ONLY = process.env.WALK_ONLY ? new RegExp(process.env.WALK_ONLY) : null;
+
+const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+const LANGUAGES = { en: 'light', ar: 'dark' };
+
+const click = selector => async page => {
+    await page.locator(selector).first().click();
+    await page.waitForTimeout(400); // the dialog's entrance animation
+};
+
+// [app, screen, path, account (null: signed out), action after load, only at this size]
+const SCREENS = [
+    ['web', 'role-selection', '/', null],
+    ['web', 'doctor-login', '/doctor-login', null],
+    ['web', 'hospital-login', '/hospital-login', null],
+    ['web', 'admin-login', '/admin-login', null],
+    ['web', 'forgot-password', '/forgot-password', null],
+    ['web', 'doctor-register', '/doctor-register', null],
+    ['web', 'hospital-register', '/hospital-register', null],
+    ['web', 'privacy-policy', '/privacy-policy', null],
+    ['web', 'terms', '/terms', null],
+    ['web', 'not-found', '/no-such-page', null],
+    ['web', 'radiologist-console', '/radiologist', 'radiologist'],
+    ['web', 'navbar-menu', '/radiologist', 'radiologist', click('[data-testid="nav-toggle"]'), 'phone'],
+    ['web', 'consultations', '/consultations', 'radiologist'],
+    ['web', 'doctor-subscription', '/doctor-subscription', 'radiologist'],
+    ['web', 'doctor-profile', '/profile', 'radiologist'],
+    ['web', 'radiotherapy-chat', '/radiotherapist-chat', 'radiotherapist'],
+    ['web', 'other-specialty-console', '/cardiologist', 'radiotherapist'],
+    ['web', 'unsubscribed-dashboard', '/doctor-dashboard', 'unsubscribedDoctor'],
+    ['web', 'doctor-plans', '/doctor-subscription', 'unsubscribedDoctor'],
+    ['web', 'hospital-doctor-dashboard', '/doctor-dashboard', 'hospitalDoctor'],
+    ['web', 'hospital-doctor-console', '/cardiologist', 'hospitalDoctor'],
+    ['web', 'hospital-dashboard', '/dashboard', 'hospital'],
+    ['web', 'manage-doctors', '/manage', 'hospital'],
+    ['web', 'add-doctor', '/manage', 'hospital', click('main .page-header button')],
+    ['web', 'hospital-subscription', '/subscription', 'hospital'],
+    ['web', 'hospital-plans', '/subscription', 'hospital', click('main button.btn-primary')],
+    ['web', 'hospital-profile', '/profile', 'hospital'],
+    ['admin', 'login', '/admin/login', null],
+    ['admin', 'dashboard', '/admin/', 'admin'],
+    ['admin', 'hospitals', '/admin/hospitals', 'admin'],
+    ['admin', 'doctors', '/admin/doctors', 'admin'],
+    ['admin', 'payments', '/admin/payment-history', 'admin'],
+    ['admin', 'audit-events', '/admin/audit-events', 'admin'],
+];
+
+const ROLES = {
+    admin: 'admin',
+    radiologist: 'doctor',
+    radiotherapist: 'doctor',
+    unsubscribedDoctor: 'doctor',
+    hospitalDoctor: 'doctor',
+    hospital: 'hospital',
+};
+
+const sessions = {};
+const sessionOf = async account => {
+    if (!sessions[account]) {
+        const { email, password } = FIXTURES[account];
+        const response = await fetch(`${BASE_URL}/api/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email, password, role: ROLES[account] }),
+        });
+        assert.equal(response.status, 200, `login of ${account}`);
+        const body = await response.json();
+        sessions[account] = { token: body.token, user: body.user };
+    }
+    return sessions[account];
+};
+
+/** Run in the page: every check but axe, as a list of problems. */
+const inspect = () => {
+    const problems = [];
+    const viewport = { width: window.innerWidth, height: window.innerHeight };
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth + 1) {
+        const wide = [...document.querySelectorAll('body *')]
+            .filter(el => {
+                const box = el.getBoundingClientRect();
+                return box.width > 0 && (box.right > root.clientWidth + 1 || box.left < -1);
+            })
+            .slice(-3) // the innermost ones: the cause, not its containers
+            .map(el => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`);
+        problems.push(`page overflows horizontally (${root.scrollWidth} > ${root.clientWidth}): ${wide.join(', ')}`);
+    }
+
+    const describe = el =>
+        `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${[...el.classList].join('.')}` : ''}` +
+        `[${(el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || '').trim().slice(0, 30)}]`;
+    const clippedBy = el => {
+        for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+            const style = getComputedStyle(node);
+            if (/(auto|scroll|hidden)/.test(style.overflow + style.overflowX + style.overflowY)) {
+                const outer = node.getBoundingClientRect();
+                const box = el.getBoundingClientRect();
+                const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+                if (x < outer.left || x > outer.right || y < outer.top || y > outer.bottom) return true;
+            }
+        }
+        return false;
+    };
+    // With a modal dialog open, the page under it is inert: only the dialog's controls count.
+    const modal = [...document.querySelectorAll('[aria-modal="true"]')].find(el => el.checkVisibility());
+    const controls = [
+        ...(modal ?? document).querySelectorAll('button, input:not([type="hidden"]), select, textarea'),
+    ].filter(el => {
+        const box = el.getBoundingClientRect();
+        // Transparent native inputs under a styled control (MUI's select) are not what the user hits.
+        return box.width >= 4 && box.height >= 4 && el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+    });
+    // Scroll positions of the page: top, every half screen, bottom.
+    const scroller = document.scrollingElement;
+    const start = scroller.scrollTop;
+    const positions = [];
+    for (let y = 0; y < scroller.scrollHeight - viewport.height; y += viewport.height / 2) positions.push(y);
+    positions.push(Math.max(0, scroller.scrollHeight - viewport.height));
+    const reached = new Map(controls.map(el => [el, { seen: false, hit: false, by: null }]));
+    for (const y of positions) {
+        scroller.scrollTop = y;
+        for (const el of controls) {
+            const state = reached.get(el);
+            if (state.hit) continue;
+            const box = el.getBoundingClientRect();
+            const [x, cy] = [box.left + box.width / 2, box.top + box.height / 2];
+            if (x < 0 || x >= viewport.width || cy < 0 || cy >= viewport.height) continue;
+            if (clippedBy(el)) continue;
+            state.seen = true;
+            const hit = document.elementFromPoint(x, cy);
+            const label = hit?.closest('label');
+            if (
+                hit &&
+                (hit === el ||
+                    el.contains(hit) ||
+                    hit.contains(el) ||
+                    (label && ([...(el.labels ?? [])].includes(label) || label.contains(el))))
+            )
+                state.hit = true;
+            else state.by = hit ? describe(hit) : 'nothing';
+        }
+    }
+    scroller.scrollTop = start;
+    for (const [el, state] of reached)
+        if (state.seen && !state.hit) problems.push(`${describe(el)} is covered by ${state.by}`);
+
+    for (const dialog of document.querySelectorAll('[role="dialog"], [role="alertdialog"]')) {
+        if (!dialog.checkVisibility()) continue;
+        const buttons = [...dialog.querySelectorAll('button')].filter(b => b.checkVisibility());
+        const actions = buttons.filter(b => b.closest('.sub-modal-footer, .MuiDialogActions-root, footer'));
+        for (const button of actions.length ? actions : buttons.slice(-1)) {
+            const box = button.getBoundingClientRect();
+            if (box.bottom > viewport.height || box.top < 0 || box.right > viewport.width || box.left < 0)
+                problems.push(`dialog action ${describe(button)} is outside the viewport (${Math.round(box.top)}..${Math.round(box.bottom)})`);
+        }
+    }
+    return problems;
+};
+
+const axe = async page => {
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    return result.violations
+        .filter(v => v.impact === 'serious' || v.impact === 'critical')
+        .map(v => `axe ${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+};
+
+let browser;
+const failures = [];
+let walked = 0;
+
+before(async () => {
+    browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+});
+after(async () => {
+    await browser?.close();
+});
+
+const walk = async (sizeName, language) => {
+    const context = await browser.newContext({
+        viewport: SIZES[sizeName],
+        locale: language,
+        colorScheme: LANGUAGES[language],
+    });
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    let logged = [];
+    page.on('console', message => {
+        if (message.type() === 'error' || message.type() === 'warning') logged.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', error => logged.push(`uncaught: ${error}`));
+    await page.goto(`${BASE_URL}/privacy-policy`);
+    for (const [app, screen, route, account, action, onlyAt] of SCREENS) {
+        if (onlyAt && onlyAt !== sizeName) continue;
+        if (ONLY && !ONLY.test(`${app}/${screen}`)) continue;
+        const session = account ? await sessionOf(account) : null;
+        await page.evaluate(
+            ({ session, language, theme }) => {
+                localStorage.clear();
+                localStorage.setItem('locale', language);
+                localStorage.setItem('theme', theme);
+                if (session) {
+                    localStorage.setItem('token', session.token);
+                    localStorage.setItem('user', JSON.stringify(session.user));
+                }
+            },
+            { session, language, theme: LANGUAGES[language] },
+        );
+        logged = [];
+        const label = `${app}/${sizeName}/${language}/${screen}`;
+        try {
+            await page.goto(`${BASE_URL}${route}`);
+            await page.locator('h1, [role="heading"], main').first().waitFor({ timeout: 30_000 });
+            // Until no spinner or progress bar shows (lists and figures loaded).
+            await page
+                .locator('.spinner, .MuiCircularProgress-root, .MuiLinearProgress-root')
+                .first()
+                .waitFor({ state: 'hidden', timeout: 10_000 })
+                .catch(() => {});
+            await page.waitForTimeout(200);
+            if (action) await action(page);
+            const problems = [...(await page.evaluate(inspect)), ...(await axe(page)), ...logged];
+            const folder = path.join(SCREENS_DIR, app, sizeName, language);
+            mkdirSync(folder, { recursive: true });
+            await page.screenshot({ path: path.join(folder, `${screen}.png`), fullPage: true });
+            for (const problem of problems) failures.push(`${label}: ${problem}`);
+        } catch (error) {
+            failures.push(`${label}: could not be walked: ${String(error).split('\n')[0]}`);
+            const folder = path.join(SCREENS_DIR, app, sizeName, language);
+            mkdirSync(folder, { recursive: true });
+            await page.screenshot({ path: path.join(folder, `${screen}.failed.png`) }).catch(() => {});
+        }
+        walked += 1;
+    }
+    await context.close();
+};
+
+test('every screen, at both sizes, in English and Arabic', async () => {
+    const started = Date.now();
+    // Two walks at a time: one per language.
+    await Promise.all(
+        Object.keys(LANGUAGES).map(async language => {
+            for (const size of Object.keys(SIZES)) await walk(size, language);
+        }),
+    );
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.log(`walked ${walked} screens in ${seconds} s; screenshots in ${SCREENS_DIR}`);
+    failures.sort();
+    writeFileSync(path.join(SCREENS_DIR, 'walk-report.txt'), `${walked} screens walked in ${seconds} s\n${failures.join('\n')}\n`);
+    assert.equal(failures.length, 0, `${failures.length} problems:\n${failures.join('\n')}`);
+});
