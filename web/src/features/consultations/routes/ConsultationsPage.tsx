@@ -158,7 +158,10 @@ const ConsultationsPage = () => {
                                 <dl className="cons-item-facts">
                                     <div>
                                         <dt>{t('Console')}</dt>
-                                        <dd>{consoleName(item.console)}</dd>
+                                        <dd>
+                                            {consoleName(item.console)}
+                                            {item.source === 'recorded' && ` · ${t('Recorded offline')}`}
+                                        </dd>
                                     </div>
                                     <div>
                                         <dt>{t('Started')}</dt>
