@@ -81,11 +81,17 @@ class Plan:
     duration: float
     warmup: float
     rounds: int
+    poolers: bool = True
 
     def __str__(self) -> str:
         return (
             f"{self.hospitals} hospitals (one doctor each), {self.doctors} doctors listed in the first, "
-            f"c={self.concurrency}, {self.warmup:g} s warm-up + {self.duration:g} s, {self.rounds} rounds"
+            f"c={self.concurrency}, {self.warmup:g} s warm-up + {self.duration:g} s, {self.rounds} rounds; "
+            + (
+                "coordinator -> workers through a PgBouncer beside each"
+                if self.poolers
+                else "direct to workers"
+            )
         )
 
 
@@ -97,10 +103,17 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="10 hospitals, 50 doctors, 3 s, 1 round")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="the coordinator connects to the workers directly, not through their PgBouncers",
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        return Plan(10, 50, args.concurrency, 3.0, 1.0, 1)
-    return Plan(args.hospitals, args.doctors, args.concurrency, args.duration, 2.0, args.rounds)
+        return Plan(10, 50, args.concurrency, 3.0, 1.0, 1, not args.direct)
+    return Plan(
+        args.hospitals, args.doctors, args.concurrency, args.duration, 2.0, args.rounds, not args.direct
+    )
 
 
 # ---------------------------------------------------------------- wrk
@@ -253,8 +266,9 @@ def coordinator_up() -> bool:
 
 
 @contextmanager
-def citus_database(redis_url: str) -> Iterator[Servers]:
-    """A `cara_bench_<random>` database on the local cluster, with its workers registered."""
+def citus_database(redis_url: str, *, poolers: bool = False) -> Iterator[Servers]:
+    """A `cara_bench_<random>` database on the local cluster, with its workers registered (and
+    reached through a PgBouncer beside each, with `poolers`: ops/citus/cluster poolers)."""
     started_here = not coordinator_up()
     if started_here:
         log("starting the local Citus cluster (ops/citus/cluster start)")
@@ -262,6 +276,12 @@ def citus_database(redis_url: str) -> Iterator[Servers]:
     name = f"cara_bench_{secrets.token_hex(4)}"
     cluster("createdb", name)
     log(f"created database {name} on the Citus coordinator (127.0.0.1:{CITUS_PORT})")
+    if poolers:
+        cluster("poolers", name)
+        log(
+            f"the coordinator reaches the workers through PgBouncer"
+            f" (ports {CITUS_PORT + 101}, {CITUS_PORT + 102})"
+        )
     server = f"postgresql+psycopg://postgres@127.0.0.1:{CITUS_PORT}/postgres"
     try:
         yield Servers(server, redis_url, f"postgresql+psycopg://postgres@127.0.0.1:{CITUS_PORT}/{name}", name)
@@ -383,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = Summary()
     with ExitStack() as stack:
         single_found = stack.enter_context(servers(stack))
-        citus_found = stack.enter_context(citus_database(single_found.redis_url))
+        citus_found = stack.enter_context(citus_database(single_found.redis_url, poolers=plan.poolers))
         log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cara-bench-")))
         single = Deployment("single", single_found)
         citus = Deployment("citus", citus_found)
