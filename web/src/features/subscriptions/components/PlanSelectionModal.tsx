@@ -38,6 +38,8 @@ export const PlanSelectionModal = ({
     onRefresh: () => void;
 }) => {
     const { t } = useTranslation('subscriptions');
+    // Plan names and features come from the server in English: shown in the interface language.
+    const planText = (text: string) => t(text, { defaultValue: text });
     const { user } = useSession();
     const format = useFormat();
     const [setup, setSetup] = useState<Setup>({ state: 'checking' });
@@ -115,7 +117,7 @@ export const PlanSelectionModal = ({
                 <dl className="sub-details">
                     <div>
                         <dt>{t('Plan')}</dt>
-                        <dd>{chosen.name}</dd>
+                        <dd>{planText(chosen.name)}</dd>
                     </div>
                     <div>
                         <dt>{t('Cost')}</dt>
@@ -135,7 +137,7 @@ export const PlanSelectionModal = ({
                         <h3 className="sub-subheading">{t('Key Features')}</h3>
                         <ul className="sub-features">
                             {chosen.features.map(feature => (
-                                <li key={feature}>{feature}</li>
+                                <li key={feature}>{planText(feature)}</li>
                             ))}
                         </ul>
                     </>
@@ -200,10 +202,10 @@ export const PlanSelectionModal = ({
                                         ? t('Up to {{limit}} doctors', { limit: plan.maxDoctors })
                                         : null;
                                 // Seeded features often repeat the limit line: show it once.
-                                const features = plan.features.filter(feature => feature !== limit);
+                                const features = plan.features.filter(feature => feature !== `Up to ${plan.maxDoctors} doctors`);
                                 return (
                                     <li key={plan._id} className="card sub-plan" data-testid="plan-card">
-                                        <h3 className="sub-plan-name">{plan.name}</h3>
+                                        <h3 className="sub-plan-name">{planText(plan.name)}</h3>
                                         <p className="sub-plan-price">
                                             <span data-testid="plan-price">{format.price(priceFor(plan, cycle))}</span>{' '}
                                             <span className="sub-plan-period">{period}</span>
@@ -216,7 +218,7 @@ export const PlanSelectionModal = ({
                                         {limit && <p className="sub-plan-limit">{limit}</p>}
                                         <ul className="sub-features">
                                             {features.map(feature => (
-                                                <li key={feature}>{feature}</li>
+                                                <li key={feature}>{planText(feature)}</li>
                                             ))}
                                         </ul>
                                         <Button

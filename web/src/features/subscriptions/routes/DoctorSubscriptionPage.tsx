@@ -25,6 +25,8 @@ const NO_PLAN = 'No Plan';
 
 const DoctorSubscriptionPage = () => {
     const { t } = useTranslation('subscriptions');
+    // Plan names and features come from the server in English: shown in the interface language.
+    const planText = (text: string) => t(text, { defaultValue: text });
     const { user, signOut } = useSession();
     const notify = useToast();
     const navigate = useNavigate();
@@ -154,7 +156,7 @@ const DoctorSubscriptionPage = () => {
                         <section className="card sub-current" aria-labelledby="doctor-current-plan">
                             <h2 id="doctor-current-plan">{t('Current Active Plan')}</h2>
                             <p className="sub-current-name">
-                                <strong>{planName}</strong>
+                                <strong>{planText(planName)}</strong>
                                 <span className="sub-badge sub-badge-active">{t('Active')}</span>
                             </p>
                             <p>
@@ -177,7 +179,7 @@ const DoctorSubscriptionPage = () => {
                                     active && planName === plan.name && (current?.billingCycle ?? 'monthly') === cycle;
                                 return (
                                     <li key={plan._id} className="card sub-plan" data-testid="plan-card">
-                                        <h3 className="sub-plan-name">{plan.name}</h3>
+                                        <h3 className="sub-plan-name">{planText(plan.name)}</h3>
                                         <p className="sub-plan-price">
                                             <span data-testid="plan-price">{format.price(priceFor(plan, cycle))}</span>{' '}
                                             <span className="sub-plan-period">
@@ -186,7 +188,7 @@ const DoctorSubscriptionPage = () => {
                                         </p>
                                         <ul className="sub-features">
                                             {plan.features.map(feature => (
-                                                <li key={feature}>{feature}</li>
+                                                <li key={feature}>{planText(feature)}</li>
                                             ))}
                                         </ul>
                                         <Button

@@ -15,6 +15,8 @@ import '../subscriptions.css';
 /** /subscription for hospitals (spec §2 "Subscription Management page"). */
 const HospitalSubscriptionPage = () => {
     const { t } = useTranslation('subscriptions');
+    // Plan names and features come from the server in English: shown in the interface language.
+    const planText = (text: string) => t(text, { defaultValue: text });
     const format = useFormat();
     const [loading, setLoading] = useState(true);
     const [current, setCurrent] = useState<CurrentSubscription | null>(null);
@@ -70,7 +72,7 @@ const HospitalSubscriptionPage = () => {
                     </div>
                     <p>
                         <span className={`sub-badge sub-tone-${planTone(plan.name)}`} data-testid="plan-badge">
-                            {plan.name}
+                            {planText(plan.name)}
                         </span>
                     </p>
                     <dl className="sub-details">
@@ -95,7 +97,7 @@ const HospitalSubscriptionPage = () => {
                     {plan.features.length ? (
                         <ul className="sub-features">
                             {plan.features.map(feature => (
-                                <li key={feature}>{feature}</li>
+                                <li key={feature}>{planText(feature)}</li>
                             ))}
                         </ul>
                     ) : (

@@ -36,6 +36,8 @@ const dashboardFor = (role: string | null | undefined): string => {
 
 const SubscriptionSuccessPage = () => {
     const { t } = useTranslation('subscriptions');
+    // Plan names and features come from the server in English: shown in the interface language.
+    const planText = (text: string) => t(text, { defaultValue: text });
     const { user } = useSession();
     const navigate = useNavigate();
     const [params] = useSearchParams();
@@ -117,7 +119,7 @@ const SubscriptionSuccessPage = () => {
                 {active ? (
                     <>
                         <h1>{t('Subscription Activated!')}</h1>
-                        {planName && <p>{t('Your {{plan}} plan is now active.', { plan: planName })}</p>}
+                        {planName && <p>{t('Your {{plan}} plan is now active.', { plan: planText(planName) })}</p>}
                     </>
                 ) : (
                     <>
