@@ -69,6 +69,9 @@ def pytest_configure(config: pytest.Config) -> None:
         STRIPE_WEBHOOK_SECRET=stripe_double.webhook_secret,
         STRIPE_API_BASE=stripe_double.url,
         TRIAL_DAYS="0",
+        # Hospitals count as verified at sign-up unless a test turns verification on
+        # (tests/cara/auth/test_email_verification.py).
+        HOSPITAL_EMAIL_VERIFICATION="false",
     )
     os.environ.update(
         CARA_ENV="test",

@@ -34,6 +34,8 @@ class PeriodicJob:
 
 SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("maintenance.purge_expired_tokens", 3600),
+    # Hospitals that never verified their email (UNVERIFIED_HOSPITAL_DAYS): tenant erased.
+    PeriodicJob("maintenance.remove_unverified_hospitals", 3600),
     PeriodicJob("analytics.refresh_rollups", 300),
     PeriodicJob("billing.expire_trials", 3600),
     # Transcripts and drafts of unsigned consultations past the tenant's retention period.

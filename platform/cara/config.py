@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     jwt_secret: str = DEV_SECRET
     jwt_ttl_minutes: int = 60 * 12
     password_reset_ttl_minutes: int = 60
+    # A new hospital proves its email (the emailed link) before it adds doctors or buys a plan;
+    # hospitals that never do are removed, schema and role with them, after this many days.
+    hospital_email_verification: bool = True
+    unverified_hospital_days: int = Field(default=7, ge=1)
 
     # Login throttling: failed attempts allowed per (email, client address)
     # inside the window before further attempts are refused.

@@ -132,3 +132,23 @@ def email_change_confirm(change_id: str, token: str) -> None:
                 "If you do not know about it, ignore this email; nothing changes."
             ),
         )
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.verify_email", queue_name="mail", max_retries=5)
+def verify_email(change_id: str, token: str) -> None:
+    """A new hospital's verification link."""
+    settings = get_settings()
+    with session_scope() as session:
+        link = auth_service.email_change_for_mail(session, uuid.UUID(change_id))
+        if link is None or link.used_at is not None:
+            return
+        mailer.send(
+            to=link.new_email,
+            subject="Verify your hospital's email on Cara",
+            body=(
+                "Welcome to Cara. Open this link to verify your hospital's email address:\n"
+                f"{settings.public_base_url}/verify-email?token={token}\n\n"
+                "Until then you cannot add doctors or choose a plan, and a hospital that is not "
+                f"verified within {settings.unverified_hospital_days} days is removed."
+            ),
+        )

@@ -133,7 +133,10 @@ def make_accounts(
                 }
                 added = http.post("/api/doctors/new-doctor", json=staff, headers=hospital_headers)
                 if added.status_code >= 400:
-                    raise SystemExit(f"adding the hospital's doctor: {added.status_code} {added.text}")
+                    raise SystemExit(
+                        f"adding the hospital's doctor: {added.status_code} {added.text} "
+                        "(run the server with HOSPITAL_EMAIL_VERIFICATION=false)"
+                    )
                 login = {"email": staff["email"], "password": PASSWORD, "role": "doctor"}
                 headers["hospital-doctor"] = _bearer(_token(http.post("/api/auth/login", json=login)))
         if "admin" in roles:

@@ -155,3 +155,31 @@ def confirm_email_change(body: EmailLinkRequest, request: Request, session: DbSe
     service.confirm_email_change(session, body.token)
     session.commit()
     return MessageResponse(message="Your sign-in email has been changed. Please log in.")
+
+
+@router.post(
+    "/verify-email",
+    operation_id="auth_verify_email",
+    response_model=MessageResponse,
+    responses=error_responses(400, 422, 429),
+)
+def verify_email(body: EmailLinkRequest, request: Request, session: DbSession) -> MessageResponse:
+    """The link mailed to a new hospital's address: the email is verified."""
+    ratelimit.reset_password(_client(request))
+    service.verify_email(session, body.token)
+    session.commit()
+    return MessageResponse(message="Your email address is verified.")
+
+
+@router.post(
+    "/resend-verification",
+    operation_id="auth_resend_verification",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=MessageResponse,
+    responses=error_responses(401, 403, 429),
+)
+def resend_verification(request: Request, principal: AnyPrincipal, session: DbSession) -> MessageResponse:
+    """Mail the verification link again (nothing to do once the email is verified)."""
+    service.resend_email_verification(session, principal, _client(request))
+    session.commit()
+    return MessageResponse(message="We have sent you a new verification link.")

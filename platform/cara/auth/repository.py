@@ -90,3 +90,19 @@ def email_change_by_hash(session: Session, kind: str, token_hash: str) -> EmailC
 
 def account_for_update(session: Session, account_id: uuid.UUID) -> Account | None:
     return session.get(Account, account_id, with_for_update=True)
+
+
+def unverified_hospital_schemas(session: Session, created_before: datetime) -> list[str]:
+    return list(
+        session.scalars(
+            select(Tenant.schema_name)
+            .join(Account, Account.tenant_id == Tenant.id)
+            .where(
+                Account.role == "hospital",
+                Account.email_verified_at.is_(None),
+                Account.created_at < created_before,
+                Tenant.kind == "hospital",
+            )
+            .order_by(Account.created_at)
+        )
+    )

@@ -55,6 +55,9 @@ class UserOut(BaseModel):
     hospitalName: str | None = None
     isActive: bool = True
     isVerified: bool = False
+    emailVerified: bool = Field(
+        default=True, description="False for a new hospital until it opens the mailed link"
+    )
 
 
 class LoginResponse(BaseModel):

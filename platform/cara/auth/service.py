@@ -112,6 +112,8 @@ def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospi
         "phoneNumber": account.phone_number,
         "isActive": account.is_active,
         "isVerified": account.is_verified,
+        # Only hospitals are asked to verify (start_email_verification).
+        "emailVerified": account.role != "hospital" or account.email_verified_at is not None,
         "hospitalId": str(account.hospital_id) if account.hospital_id else None,
         "hospitalName": hospital.name if hospital else None,
     }
@@ -203,7 +205,7 @@ EMAIL_CONFIRM_HOURS = 72
 WRONG_PASSWORD = "Your current password is incorrect"  # noqa: S105 - a message
 LINK_INVALID = "This link is invalid or has expired."
 SAME_EMAIL = "This is already your sign-in email"
-EMAIL_NEEDS_PASSWORD = "Change your sign-in email under Account security: it needs your current password"
+EMAIL_CHANGED_ELSEWHERE = "Change your sign-in email under Account security: it needs your current password"
 
 
 def _check_current_password(account: Account, password: str | None, client: str) -> None:
@@ -370,3 +372,72 @@ def confirm_email_change(session: Session, token: str | None) -> None:
 
 def email_change_for_mail(session: Session, change_id: uuid.UUID) -> EmailChange | None:
     return session.get(EmailChange, change_id)
+
+
+# ---------------------------------------------------------------- hospital email verification
+
+VERIFY_FIRST = "Please verify your email address first: open the link we emailed you."
+
+
+def start_email_verification(session: Session, account: Account) -> None:
+    """A new hospital's email waits for the link mailed to it; other accounts (and hospitals
+    where HOSPITAL_EMAIL_VERIFICATION is off) count as verified at once."""
+    if account.role != "hospital" or not get_settings().hospital_email_verification:
+        account.email_verified_at = utcnow()
+        return
+    _mail_verification_link(session, account)
+
+
+def _mail_verification_link(session: Session, account: Account) -> None:
+    token = secrets.token_urlsafe(32)
+    link = EmailChange(
+        account_id=account.id,
+        kind="verify",
+        old_email=account.email,
+        new_email=account.email,
+        token_hash=_sha256(token),
+        expires_at=utcnow() + timedelta(days=get_settings().unverified_hospital_days),
+    )
+    session.add(link)
+    session.flush()
+    enqueue_after_commit(session, "mail.verify_email", change_id=str(link.id), token=token)
+
+
+def resend_email_verification(session: Session, principal: Principal, client: str) -> None:
+    """Another link for a hospital that lost the first (limited like forgot-password)."""
+    account = principal.account
+    ratelimit.forgot_password(account.email, client)
+    if account.email_verified_at is None:
+        _mail_verification_link(session, account)
+
+
+def verify_email(session: Session, token: str | None) -> None:
+    link = repository.email_change_by_hash(session, "verify", _sha256(token or "")) if token else None
+    if link is None or link.used_at is not None or link.expires_at < utcnow():
+        raise BadRequest(LINK_INVALID)
+    account = repository.account_for_update(session, link.account_id)
+    if account is None or account.email != link.new_email:
+        raise BadRequest(LINK_INVALID)
+    link.used_at = utcnow()
+    if account.email_verified_at is None:
+        account.email_verified_at = utcnow()
+        audit.record_platform(
+            session,
+            action="account.email_verified",
+            actor_id=account.id,
+            actor_role=account.role,
+            target_type="account",
+            target_id=account.id,
+        )
+
+
+def require_verified_email(account: Account) -> None:
+    """A hospital adds doctors and buys plans only once its email is verified (403 before)."""
+    unverified = account.role == "hospital" and account.email_verified_at is None
+    if unverified and get_settings().hospital_email_verification:
+        raise Forbidden(VERIFY_FIRST)
+
+
+def unverified_hospitals(session: Session, older_than_days: int) -> list[str]:
+    """Schemas of hospitals whose account never verified its email within `older_than_days`."""
+    return repository.unverified_hospital_schemas(session, utcnow() - timedelta(days=older_than_days))

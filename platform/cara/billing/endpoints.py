@@ -13,6 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 
+from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, Authenticator, HospitalPrincipal, Principal
 from cara.billing import events, service
@@ -85,6 +86,7 @@ def create_checkout_session(
     URL, or, when a paid subscription is already live, the Customer Portal page that confirms the
     switch (`mode` says which).
     """
+    auth_service.require_verified_email(principal.account)
     out = service.create_checkout(session, principal, body)
     session.commit()
     return out

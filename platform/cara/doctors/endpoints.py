@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request, Response, status
 
+from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import DoctorPrincipal, HospitalPrincipal
 from cara.doctors import service
@@ -120,6 +121,7 @@ def list_doctors_page(
 def add_doctor(body: DoctorCreate, principal: HospitalPrincipal, session: DbSession) -> HospitalDoctorOut:
     """Create a doctor's login account in the hospital's tenant. Refused (403, the message
     names the subscription) without an active plan or at the plan's `maxDoctors`."""
+    auth_service.require_verified_email(principal.account)
     doctor = service.add_doctor(session, principal, body)
     session.commit()
     return doctor

@@ -108,6 +108,8 @@ class Account(PlatformBase):
     # Tokens issued before this instant are refused (set on password change).
     password_changed_at: Mapped[datetime] = created_at()
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # When the owner of `email` proved it (a hospital's emailed link; other accounts at sign-up).
+    email_verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # The account's customer at the payment provider, created at its first checkout.
     stripe_customer_id: Mapped[str | None] = mapped_column(String(255), unique=True)
     created_at: Mapped[datetime] = created_at()

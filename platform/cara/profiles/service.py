@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from cara.audit import service as audit
 from cara.auth.principal import Principal
-from cara.auth.service import EMAIL_NEEDS_PASSWORD, EMAIL_TAKEN
+from cara.auth.service import EMAIL_CHANGED_ELSEWHERE, EMAIL_TAKEN
 from cara.doctors.schemas import DOCTOR_FORMS
 from cara.kit.errors import Conflict, NotFound, ValidationFailed
 from cara.kit.validation import ChangeSet, FieldErrors, blank, normalise_email
@@ -161,7 +161,7 @@ def update_profile(session: Session, principal: Principal, body: ProfileUpdate) 
     if body.email is not None and normalise_email(body.email) != account.email:
         # The sign-in email changes only with the current password (POST /api/auth/change-email),
         # so a stolen token cannot move the account to another address.
-        raise ValidationFailed({"email": EMAIL_NEEDS_PASSWORD})
+        raise ValidationFailed({"email": EMAIL_CHANGED_ELSEWHERE})
     if body.phoneNumber is not None:
         change(account, "phone_number", body.phoneNumber.strip(), "phoneNumber")
     if body.specialty is not None:

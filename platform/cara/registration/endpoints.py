@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, status
 
+from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import OptionalPrincipal
 from cara.kit.client import client_address
@@ -36,6 +37,8 @@ def signup(
 ) -> SignupResponse:
     """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
     plan = service.plan_signup(session, body, acting)
+    if acting is not None and plan.role == "doctor":
+        auth_service.require_verified_email(acting.account)  # a hospital registering its doctor
     service.limit_signup(plan, acting, client_address(request))
     # The new account's rows go through a session bound to its tenant, in one transaction.
     target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()

@@ -21,7 +21,7 @@ from cara.audit import service as audit
 from cara.auth import passwords, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import UserOut
-from cara.auth.service import EMAIL_TAKEN, email_taken, user_out
+from cara.auth.service import EMAIL_TAKEN, email_taken, start_email_verification, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
 from cara.kit import throttle
@@ -163,6 +163,7 @@ def signup(
         raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
     if invitation is not None:
         invitation.accepted_at = utcnow()
+    start_email_verification(session, account)
 
     audit.record_platform(
         session,

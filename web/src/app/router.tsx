@@ -59,6 +59,7 @@ export const routes: RouteObject[] = [
             { path: paths.forgotPassword, ...page(() => import('@/features/auth/routes/ForgotPassword')) },
             { path: paths.undoEmailChange, ...page(() => import('@/features/auth/routes/UndoEmailChange')) },
             { path: paths.confirmEmailChange, ...page(() => import('@/features/auth/routes/ConfirmEmailChange')) },
+            { path: paths.verifyEmail, ...page(() => import('@/features/auth/routes/VerifyEmail')) },
             { path: paths.doctorRegister, ...page(() => import('@/features/register/routes/DoctorRegister')) },
             { path: paths.hospitalRegister, ...page(() => import('@/features/register/routes/HospitalRegister')) },
             { path: paths.adminRegister, ...page(() => import('@/features/register/routes/AdminRegister')) },

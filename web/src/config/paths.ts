@@ -15,6 +15,7 @@ export const paths = {
     /** Links mailed after a sign-in email change (cara.auth.service). */
     undoEmailChange: '/undo-email-change',
     confirmEmailChange: '/confirm-email-change',
+    verifyEmail: '/verify-email',
     privacyPolicy: '/privacy-policy',
     terms: '/terms-and-conditions',
 

@@ -47,6 +47,10 @@ export const resetPassword = (token: string, password: string): Promise<Result<{
 export const undoEmailChange = (token: string): Promise<Result<{ message: string }>> =>
     settle(() => publicApi.POST('/api/auth/undo-email-change', { body: { token } }));
 
+/** The link mailed to a new hospital's address. */
+export const verifyEmail = (token: string): Promise<Result<{ message: string }>> =>
+    settle(() => publicApi.POST('/api/auth/verify-email', { body: { token } }));
+
 /** The link mailed to a new address a hospital gave its doctor. */
 export const confirmEmailChange = (token: string): Promise<Result<{ message: string }>> =>
     settle(() => publicApi.POST('/api/auth/confirm-email-change', { body: { token } }));

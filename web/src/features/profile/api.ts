@@ -143,3 +143,14 @@ export const changeEmail = (email: string, currentPassword: string): Promise<Res
 /** POST /api/auth/change-password: as above. */
 export const changePassword = (currentPassword: string, newPassword: string): Promise<Result<RenewedSession>> =>
     renew(() => api.POST('/api/auth/change-password', { body: { currentPassword, newPassword } }));
+
+/** POST /api/auth/resend-verification: a new hospital's verification link, mailed again. */
+export const resendVerification = async (): Promise<Result<{ message: string }>> => {
+    try {
+        const { data, error, response } = await api.POST('/api/auth/resend-verification');
+        if (data) return { ok: true, data };
+        return failure(errorMessage(error, 'Something went wrong. Please try again.'), response.status);
+    } catch {
+        return failure('Something went wrong. Please try again.');
+    }
+};

@@ -5,17 +5,18 @@ import { Link, useSearchParams } from 'react-router';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { paths } from '@/config/paths';
-import { confirmEmailChange, undoEmailChange } from '../api';
+import { confirmEmailChange, undoEmailChange, verifyEmail } from '../api';
 import { AuthCard } from './AuthCard';
 
 type Outcome = { ok: boolean; message: string } | null;
 
 /**
- * /undo-email-change?token=... (mailed to the old address after a sign-in email change) and
- * /confirm-email-change?token=... (mailed to the new address a hospital gave its doctor). Nothing
- * happens until the button is pressed, so a mail scanner opening the link changes nothing.
+ * /undo-email-change?token=... (mailed to the old address after a sign-in email change),
+ * /confirm-email-change?token=... (mailed to the new address a hospital gave its doctor) and
+ * /verify-email?token=... (mailed to a new hospital). Nothing happens until the button is
+ * pressed, so a mail scanner opening the link changes nothing.
  */
-export const EmailChangeLink = ({ kind }: { kind: 'undo' | 'confirm' }) => {
+export const EmailChangeLink = ({ kind }: { kind: 'undo' | 'confirm' | 'verify' }) => {
     const { t } = useTranslation('account');
     const [params] = useSearchParams();
     const token = params.get('token') ?? '';
@@ -24,7 +25,8 @@ export const EmailChangeLink = ({ kind }: { kind: 'undo' | 'confirm' }) => {
 
     const submit = async () => {
         setBusy(true);
-        const result = await (kind === 'undo' ? undoEmailChange(token) : confirmEmailChange(token));
+        const call = { undo: undoEmailChange, confirm: confirmEmailChange, verify: verifyEmail }[kind];
+        const result = await call(token);
         setBusy(false);
         setOutcome(
             result.ok
@@ -33,11 +35,16 @@ export const EmailChangeLink = ({ kind }: { kind: 'undo' | 'confirm' }) => {
         );
     };
 
-    const title = kind === 'undo' ? t('Undo the email change') : t('Confirm your new email');
-    const explanation =
-        kind === 'undo'
-            ? t('Your sign-in email was changed. If it was not you, undo the change: every session is signed out.')
-            : t('Your hospital asked to make this address your sign-in email.');
+    const title = {
+        undo: t('Undo the email change'),
+        confirm: t('Confirm your new email'),
+        verify: t("Verify your hospital's email"),
+    }[kind];
+    const explanation = {
+        undo: t('Your sign-in email was changed. If it was not you, undo the change: every session is signed out.'),
+        confirm: t('Your hospital asked to make this address your sign-in email.'),
+        verify: t('Verify this address to add doctors and choose a plan.'),
+    }[kind];
     return (
         <AuthCard title={title} subtitle={explanation}>
             {outcome && (

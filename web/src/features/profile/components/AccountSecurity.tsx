@@ -5,7 +5,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { TextField } from '@/components/ui/Field';
 import { useSession } from '@/lib/session/SessionProvider';
-import { changeEmail, changePassword } from '../api';
+import { changeEmail, changePassword, resendVerification } from '../api';
 
 type Fields = Record<string, string>;
 
@@ -16,7 +16,7 @@ type Fields = Record<string, string>;
  */
 export const AccountSecurity = () => {
     const { t } = useTranslation('account');
-    const { signIn } = useSession();
+    const { user, signIn } = useSession();
     const [email, setEmail] = useState('');
     const [emailPassword, setEmailPassword] = useState('');
     const [current, setCurrent] = useState('');
@@ -59,6 +59,11 @@ export const AccountSecurity = () => {
         setNotice({ ok: false, message: result.message });
     };
 
+    const resend = async () => {
+        const result = await resendVerification();
+        setNotice({ ok: result.ok, message: result.ok ? result.data.message : result.message });
+    };
+
     const fieldError = (form: 'email' | 'password', name: string) => {
         const message = errors[form][name];
         return message ? t(message) : undefined;
@@ -72,6 +77,16 @@ export const AccountSecurity = () => {
             <p className="profile-note">
                 {t('Changing your sign-in email or password signs out every other session.')}
             </p>
+            {user?.emailVerified === false && (
+                <Alert kind="warning">
+                    <p data-testid="verify-email-needed">
+                        {t('Please verify your email address first: open the link we emailed you.')}
+                    </p>
+                    <Button variant="secondary" onClick={() => void resend()}>
+                        {t('Send the link again')}
+                    </Button>
+                </Alert>
+            )}
             {notice && (
                 <Alert kind={notice.ok ? 'success' : 'error'} onClose={() => setNotice(null)}>
                     <p>{t(notice.message)}</p>
