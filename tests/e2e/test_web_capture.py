@@ -9,15 +9,17 @@ microphone playing espeak-ng speech. The browser goes offline with the page's ow
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cara_doubles.gemini import GeminiDouble
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
 from tests.e2e.test_web_consoles import (  # noqa: F401  (fixtures)
+    _api_server,
     accounts,
-    ai_server,
     ai_settings,
     gemini,
 )
@@ -26,8 +28,16 @@ from tests.e2e.test_web_live_network import speech_wav  # noqa: F401  (fixture)
 SCRIPT = REPO / "tests" / "e2e" / "web" / "capture.test.mjs"
 
 
+@pytest.fixture
+def capture_server(tmp_path: Path, gemini: GeminiDouble) -> Iterator[str]:  # noqa: F811
+    """The API using the double (demo flag on), one server process: quick to start on a busy machine."""
+    env = {**gemini.settings(), "CARA_DEMO_AI": "true", "WEB_CONCURRENCY": "1"}
+    with _api_server(tmp_path / "capture-server.log", env) as base:
+        yield base
+
+
 def test_web_capture(
-    ai_server: str,  # noqa: F811
+    capture_server: str,
     ai_settings: None,  # noqa: F811
     worker: Any,
     accounts: dict[str, Any],  # noqa: F811
@@ -45,7 +55,7 @@ def test_web_capture(
     result = run_browser_script(
         SCRIPT,
         {
-            "BASE_URL": ai_server,
+            "BASE_URL": capture_server,
             "CHROMIUM_ARGS": json.dumps(args),
             "ARTIFACTS_DIR": str(artifacts),
             "FIXTURES": json.dumps(accounts),
