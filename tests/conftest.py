@@ -82,6 +82,9 @@ def pytest_configure(config: pytest.Config) -> None:
         OTEL_TRACES_EXPORTER="memory",
         PUBLIC_BASE_URL="http://testserver",
         LOGIN_MAX_FAILURES="5",
+        # Servers the tests start (browser tests, fuzzing) run one process each: several test
+        # servers share the machine's cores, and a test that needs two processes says so.
+        WEB_CONCURRENCY="1",
     )
     # Tests sign up and call the assistant far more often than a person would: the abuse limits
     # are out of the way unless a test lowers one (tests/cara/auth/test_abuse_limits.py).
