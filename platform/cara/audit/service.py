@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from cara.audit import repository
+from cara.audit.schemas import AuditEntry, AuditPage
+from cara.kit import listing
+from cara.kit.errors import BadRequest, NotFound, ValidationFailed
 from cara.kit.platform_audit import record_platform
 from cara.models import TenantAuditEvent
 
-__all__ = ["record_platform", "record_tenant"]
+__all__ = ["hospital_log", "record_platform", "record_tenant"]
 
 
 def record_tenant(
@@ -31,4 +36,66 @@ def record_tenant(
             target_id=str(target_id) if target_id is not None else None,
             detail=detail or {},
         )
+    )
+
+
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+
+
+def hospital_log(
+    session: Session,
+    tenant_id: uuid.UUID | None,
+    *,
+    group: str | None = None,
+    actor: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> AuditPage:
+    """A page of the signed-in hospital's own audit log (its tenant's), newest first: who added,
+    edited or deactivated doctors, viewed or exported notes, changed the record settings."""
+    if tenant_id is None:
+        raise NotFound("Not found.")
+    actor_id: uuid.UUID | None = None
+    if actor:
+        try:
+            actor_id = uuid.UUID(actor)
+        except ValueError as exc:
+            raise ValidationFailed({"actor": "Invalid account id"}) from exc
+    before = None
+    if cursor:
+        (raw,) = listing.decode_cursor(cursor, 1)
+        if not raw.isdigit():
+            raise BadRequest(listing.BAD_CURSOR, fields={"cursor": "Invalid cursor"})
+        before = int(raw)
+    rows = repository.page(
+        session,
+        group=group,
+        actor=actor_id,
+        since=datetime.combine(since, time.min, tzinfo=UTC) if since else None,
+        until=datetime.combine(until + timedelta(days=1), time.min, tzinfo=UTC) if until else None,
+        before_id=before,
+        limit=limit + 1,
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    actors = {row.actor_account_id for row in rows if row.actor_account_id is not None}
+    names = repository.account_names(session, actors, tenant_id)
+    items = [
+        AuditEntry(
+            id=str(row.id),
+            at=row.created_at,
+            action=row.action,
+            actorId=str(row.actor_account_id) if row.actor_account_id else None,
+            actorName=names.get(row.actor_account_id) if row.actor_account_id else None,
+            targetType=row.target_type,
+            targetId=row.target_id,
+            detail=row.detail or {},
+        )
+        for row in rows
+    ]
+    return AuditPage(
+        items=items, nextCursor=listing.encode_cursor(str(rows[-1].id)) if more and rows else None
     )

@@ -3,10 +3,13 @@ hospital's subscription. Thin routers; rules in cara.doctors.service and cara.su
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request, Response, status
 
+from cara.audit import service as audit
+from cara.audit.schemas import AuditGroup, AuditPage
 from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import DoctorPrincipal, HospitalPrincipal
@@ -174,3 +177,39 @@ def hospital_subscription_status(
 ) -> HospitalSubscriptionStatus:
     """Whether the signed-in hospital-created doctor's hospital has an active subscription."""
     return subscriptions.hospital_status(session, principal.account)
+
+
+@router.get(
+    "/audit-events",
+    operation_id="doctors_audit_events",
+    tags=["doctors"],
+    response_model=AuditPage,
+    responses=error_responses(400, 401, 403, 404, 422),
+)
+def audit_events(
+    principal: HospitalPrincipal,
+    session: DbSession,
+    group: Annotated[
+        AuditGroup | None, Query(description="the kind of entry: the action's first part")
+    ] = None,
+    actor: Annotated[str | None, Query(max_length=64, description="account id of who did it")] = None,
+    since: Annotated[date | None, Query(alias="from", description="first day, inclusive")] = None,
+    until: Annotated[date | None, Query(alias="to", description="last day, inclusive")] = None,
+    cursor: Annotated[
+        str | None, Query(max_length=listing.MAX_CURSOR, description="`nextCursor` of the page before")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=audit.MAX_PAGE_SIZE)] = audit.PAGE_SIZE,
+) -> AuditPage:
+    """The hospital's own audit log (its security page), newest first, filterable, a page at a
+    time (keyset): who added, edited or deactivated doctors, viewed or exported notes, changed
+    the record settings."""
+    return audit.hospital_log(
+        session,
+        principal.account.tenant_id,
+        group=group,
+        actor=actor,
+        since=since,
+        until=until,
+        cursor=cursor,
+        limit=limit,
+    )

@@ -855,6 +855,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/doctors/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit Events
+         * @description The hospital's own audit log (its security page), newest first, filterable, a page at a
+         *     time (keyset): who added, edited or deactivated doctors, viewed or exported notes, changed
+         *     the record settings.
+         */
+        get: operations["doctors_audit_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/doctors/hospital-subscription-status": {
         parameters: {
             query?: never;
@@ -1394,6 +1416,39 @@ export interface components {
              */
             tokens: number;
         };
+        /** AuditEntry */
+        AuditEntry: {
+            /**
+             * Action
+             * @description e.g. doctor.created, doctor.deactivated, consultation.export
+             */
+            action: string;
+            /** Actorid */
+            actorId?: string | null;
+            /**
+             * Actorname
+             * @description null once the account is gone
+             */
+            actorName?: string | null;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Detail
+             * @description ids and field names, never clinical text
+             */
+            detail?: {
+                [key: string]: unknown;
+            };
+            /** Id */
+            id: string;
+            /** Targetid */
+            targetId?: string | null;
+            /** Targettype */
+            targetType?: string | null;
+        };
         /** AuditEventOut */
         AuditEventOut: {
             /** Action */
@@ -1415,6 +1470,16 @@ export interface components {
             targetType: string | null;
             /** Tenantschema */
             tenantSchema: string | null;
+        };
+        /**
+         * AuditPage
+         * @description Newest first; `nextCursor` asks for the older entries (null on the last page).
+         */
+        AuditPage: {
+            /** Items */
+            items: components["schemas"]["AuditEntry"][];
+            /** Nextcursor */
+            nextCursor?: string | null;
         };
         /** AuthData */
         AuthData: {
@@ -5893,6 +5958,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    doctors_audit_events: {
+        parameters: {
+            query?: {
+                /** @description the kind of entry: the action's first part */
+                group?: ("doctor" | "consultation" | "record_settings" | "profile" | "recording") | null;
+                /** @description account id of who did it */
+                actor?: string | null;
+                /** @description first day, inclusive */
+                from?: string | null;
+                /** @description last day, inclusive */
+                to?: string | null;
+                /** @description `nextCursor` of the page before */
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
