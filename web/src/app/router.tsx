@@ -127,6 +127,7 @@ export const routes: RouteObject[] = [
                 path: paths.subscription,
                 ...page(() => import('@/features/subscriptions/routes/HospitalSubscriptionPage'), forRoles(['hospital'])),
             },
+            { path: paths.security, ...page(() => import('@/features/hospitals/routes/SecurityLog'), forRoles(['hospital'])) },
             {
                 path: paths.doctorNotes,
                 ...page(() => import('@/features/consultations/routes/DoctorNotesPage'), forRoles(['hospital'])),

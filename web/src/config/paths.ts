@@ -35,6 +35,8 @@ export const paths = {
     subscription: '/subscription',
     dashboard: '/dashboard',
     manage: '/manage',
+    /** A hospital's own audit log. */
+    security: '/security',
     /** A hospital's read-only view of one of its doctors' signed notes. */
     doctorNotes: '/doctors/:doctorId/notes',
     adminDashboard: '/admin-dashboard',

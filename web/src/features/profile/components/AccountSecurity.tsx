@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { TextField } from '@/components/ui/Field';
+import { paths } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
 import { changeEmail, changePassword, resendVerification } from '../api';
 
@@ -77,6 +79,13 @@ export const AccountSecurity = () => {
             <p className="profile-note">
                 {t('Changing your sign-in email or password signs out every other session.')}
             </p>
+            {user?.role === 'hospital' && (
+                <p>
+                    <Link to={paths.security} data-testid="audit-log-link">
+                        {t('View the audit log')}
+                    </Link>
+                </p>
+            )}
             {user?.emailVerified === false && (
                 <Alert kind="warning">
                     <p data-testid="verify-email-needed">

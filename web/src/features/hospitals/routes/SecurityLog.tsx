@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Alert } from '@/components/ui/Alert';
+import { Button } from '@/components/ui/Button';
+import { SelectField, TextField } from '@/components/ui/Field';
+import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
+
+const GROUPS: readonly AuditGroup[] = ['doctor', 'consultation', 'record_settings', 'profile', 'recording'];
+
+/**
+ * /security (hospitals): the hospital's own audit log, newest first: who added, edited or
+ * deactivated doctors, viewed or exported notes, changed the record settings. Filtered by kind
+ * and days; "Show more" asks for the next page (keyset, so it never repeats or skips an entry).
+ */
+const SecurityLog = () => {
+    const { t, i18n } = useTranslation('account');
+    const [filters, setFilters] = useState<AuditFilters>({});
+    const [entries, setEntries] = useState<AuditEntry[]>([]);
+    const [cursor, setCursor] = useState<string | null>(null);
+    const [busy, setBusy] = useState(false);
+    const [error, setError] = useState<string | null>(null);
+
+    const load = useCallback(async (wanted: AuditFilters, after: string | null) => {
+        setBusy(true);
+        const result = await fetchAuditPage(wanted, after);
+        setBusy(false);
+        if (!result.ok) {
+            setError(result.message);
+            return;
+        }
+        setError(null);
+        setEntries(previous => (after ? [...previous, ...result.data.items] : result.data.items));
+        setCursor(result.data.nextCursor ?? null);
+    }, []);
+
+    useEffect(() => {
+        void load(filters, null);
+    }, [filters, load]);
+
+    const groups: Record<AuditGroup, string> = {
+        doctor: t('Doctors'),
+        consultation: t('Notes'),
+        record_settings: t('Record settings'),
+        profile: t('Profiles'),
+        recording: t('Recordings'),
+    };
+    const actions: Record<string, string> = {
+        'doctor.created': t('Added a doctor'),
+        'doctor.updated': t("Edited a doctor's details"),
+        'doctor.activated': t('Reactivated a doctor'),
+        'doctor.deactivated': t('Deactivated a doctor'),
+        'doctor.removed': t('Removed a doctor'),
+        'doctor.email_change_requested': t("Asked to change a doctor's email"),
+        'consultation.hospital_view': t('Viewed a signed note'),
+        'consultation.export': t('Exported a note'),
+        'record_settings.update': t('Changed the record settings'),
+        'profile.updated': t('Updated a profile'),
+    };
+    const when = (at: string) =>
+        new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at));
+    const setFilter = (name: keyof AuditFilters, value: string) =>
+        setFilters(previous => ({ ...previous, [name]: value || undefined }));
+
+    return (
+        <main className="page security-page">
+            <section className="card" aria-labelledby="security-log-heading">
+                <h1 id="security-log-heading">{t('Audit log')}</h1>
+                <p className="profile-note">
+                    {t('Who added, edited or deactivated doctors, viewed or exported notes and changed settings.')}
+                </p>
+                <div className="security-filters" data-testid="audit-filters">
+                    <SelectField
+                        label={t('Kind')}
+                        name="group"
+                        value={filters.group ?? ''}
+                        placeholder={t('All')}
+                        options={GROUPS.map(group => ({ value: group, label: groups[group] }))}
+                        onChange={event => setFilter('group', event.target.value)}
+                    />
+                    <TextField
+                        label={t('From')}
+                        type="date"
+                        name="from"
+                        value={filters.from ?? ''}
+                        onChange={event => setFilter('from', event.target.value)}
+                    />
+                    <TextField
+                        label={t('To')}
+                        type="date"
+                        name="to"
+                        value={filters.to ?? ''}
+                        onChange={event => setFilter('to', event.target.value)}
+                    />
+                </div>
+                {error && <Alert kind="error">{t(error)}</Alert>}
+                {entries.length === 0 && !busy && !error ? (
+                    <p data-testid="audit-empty">{t('No entries.')}</p>
+                ) : (
+                    <table className="table" data-testid="audit-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">{t('When')}</th>
+                                <th scope="col">{t('Who')}</th>
+                                <th scope="col">{t('What')}</th>
+                                <th scope="col">{t('On')}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {entries.map(entry => (
+                                <tr key={entry.id} data-action={entry.action}>
+                                    <td>{when(entry.at)}</td>
+                                    <td>{entry.actorName ?? t('A removed account')}</td>
+                                    <td>{actions[entry.action] ?? entry.action}</td>
+                                    <td>{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : ''}</td>
+                                </tr>
+                            ))}
+                        </tbody>
+                    </table>
+                )}
+                {cursor && (
+                    <Button variant="secondary" busy={busy} onClick={() => void load(filters, cursor)}>
+                        {t('Show more')}
+                    </Button>
+                )}
+            </section>
+        </main>
+    );
+};
+
+export default SecurityLog;
