@@ -365,7 +365,8 @@ describe('doctor dashboard and profile', () => {
         assert.ok(await isSelected(tab(page, 'Personal Information')));
         assert.equal(
             await describedError(page, field(page, 'Email')),
-            'An account with this email already exists.',
+            // The sign-in email changes only on the Account security card, with the password.
+            'Change your sign-in email under Account security: it needs your current password',
         );
         await button(page, 'Cancel').click();
         assert.equal(await field(page, 'Email').inputValue(), doctor.email);
