@@ -96,7 +96,7 @@ class Replies:
         offset = 0
         turn = 0
         while not self.stopped.is_set():
-            sessions = list(self.double.sessions)
+            sessions = [s for s in self.double.sessions if not s.closed.is_set()]
             if not sessions:
                 self.stopped.wait(0.5)
                 continue
@@ -115,8 +115,7 @@ class Replies:
                     if delay > 0 and self.stopped.wait(delay):
                         return
                 session.send_turn_complete()
-            except Exception as exc:  # a session that closed between modes: the next one takes over
-                log(f"reply not sent ({type(exc).__name__}): the next session takes over")
+            except Exception:  # the session closed between modes: the next one takes over
                 self.stopped.wait(0.5)
                 continue
             offset = (offset + reply) % len(self.pcm)
