@@ -34,6 +34,15 @@ class Settings(BaseSettings):
     jwt_secret: str = DEV_SECRET
     jwt_ttl_minutes: int = 60 * 12
     password_reset_ttl_minutes: int = 60
+    # The browser apps: a short-lived access token held in memory, renewed with a rotating
+    # refresh token in an HttpOnly cookie that lasts REFRESH_TOKEN_TTL_MINUTES from sign-in.
+    access_token_ttl_minutes: int = Field(default=15, ge=1)
+    refresh_token_ttl_minutes: int = Field(default=60 * 12, ge=1)
+    # A refresh token presented again this soon after its rotation (another tab refreshing at
+    # the same moment) gets an access token without rotating; later it revokes its family.
+    refresh_reuse_grace_seconds: int = Field(default=10, ge=0)
+    # The refresh cookie's Secure flag: unset, it follows the request's scheme (https).
+    session_cookie_secure: bool | None = None
     # A new hospital proves its email (the emailed link) before it adds doctors or buys a plan;
     # hospitals that never do are removed, schema and role with them, after this many days.
     hospital_email_verification: bool = True

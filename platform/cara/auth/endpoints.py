@@ -5,9 +5,12 @@ POST /api/auth/signup is routed from cara.registration.endpoints (see there why)
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+import time
+from typing import Literal
 
-from cara.auth import ratelimit, service
+from fastapi import APIRouter, Request, Response, status
+
+from cara.auth import ratelimit, service, sessions, tokens
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
 from cara.auth.schemas import (
@@ -38,11 +41,50 @@ def _client(request: Request) -> str:
     response_model=LoginResponse,
     responses=error_responses(400, 401, 403, 422, 429),
 )
-def login(body: LoginRequest, request: Request, session: DbSession) -> LoginResponse:
-    """Sign in with email, password and role; returns a bearer token and the user."""
+def login(body: LoginRequest, request: Request, response: Response, session: DbSession) -> LoginResponse:
+    """Sign in with email, password and role; returns a bearer token and the user.
+
+    From a browser app (`X-Requested-With` sent) the token is a short-lived access token and
+    an HttpOnly cookie holds the refresh token that renews it (`POST /api/auth/refresh`)."""
     token, user = service.login(session, body, _client(request))
+    token = _browser_session(request, response, session, token)
     session.commit()
     return LoginResponse(message="Login successful!", token=token, user=user)
+
+
+def _browser_session(request: Request, response: Response, session: DbSession, token: str) -> str:
+    """A new session family for a browser app's sign-in: its access token, the cookie set."""
+    claims = tokens.decode(token)
+    if claims is None or not sessions.wants_browser_session(request):
+        return token
+    access, refresh_token, app = sessions.start(session, claims)
+    sessions.set_cookie(response, request, app, refresh_token)
+    return access
+
+
+@router.post(
+    "/refresh",
+    operation_id="auth_refresh",
+    response_model=LoginResponse,
+    responses=error_responses(401, 403, 422),
+)
+def refresh(
+    request: Request, response: Response, session: DbSession, app: Literal["web", "admin"] = "web"
+) -> LoginResponse:
+    """A browser app's session renewed from its refresh cookie (`cara_session`, or
+    `cara_admin_session` with `app=admin`): a new access token, the cookie rotated. Needs the
+    `X-Requested-With` header; a refresh token used twice ends its whole session."""
+    sessions.check_csrf(request)
+    try:
+        renewal = sessions.refresh(session, sessions.cookie_value(request, app), app)
+    except Exception:
+        session.commit()  # a revoked family stays revoked
+        raise
+    if renewal.refresh_token is not None:
+        max_age = renewal.expires_at_s - int(time.time())
+        sessions.set_cookie(response, request, app, renewal.refresh_token, max_age=max_age)
+    session.commit()
+    return LoginResponse(message="Session renewed", token=renewal.access_token, user=renewal.user)
 
 
 @router.get(
@@ -56,9 +98,15 @@ def current_user(principal: AnyPrincipal, session: DbSession) -> UserOut:
 @router.post(
     "/logout", operation_id="auth_logout", response_model=MessageResponse, responses=error_responses(401)
 )
-def logout(principal: AnyPrincipal) -> MessageResponse:
-    """Revoke the bearer token used for this call."""
+def logout(
+    principal: AnyPrincipal, request: Request, response: Response, session: DbSession
+) -> MessageResponse:
+    """Revoke the bearer token used for this call, and its browser session with its cookie."""
     service.logout(principal)
+    app = sessions.end(session, principal.claims)
+    session.commit()
+    if app is not None:
+        sessions.clear_cookie(response, request, app)
     return MessageResponse(message="Logged out successfully")
 
 
@@ -99,13 +147,18 @@ def reset_password(body: ResetPasswordRequest, request: Request, session: DbSess
     responses=error_responses(400, 401, 403, 422, 429),
 )
 def change_password(
-    body: ChangePasswordRequest, request: Request, principal: AnyPrincipal, session: DbSession
+    body: ChangePasswordRequest,
+    request: Request,
+    response: Response,
+    principal: AnyPrincipal,
+    session: DbSession,
 ) -> SessionRenewedResponse:
     """A new password, given the current one. Every other session is signed out and the
     account's address is told; this session goes on with the returned token."""
     token, user = service.change_password(
         session, principal, body.currentPassword, body.newPassword, _client(request)
     )
+    token = _renewed_browser_session(request, response, session, principal, token)
     session.commit()
     return SessionRenewedResponse(message="Your password has been changed.", token=token, user=user)
 
@@ -117,13 +170,28 @@ def change_password(
     responses=error_responses(400, 401, 403, 409, 422, 429),
 )
 def change_email(
-    body: ChangeEmailRequest, request: Request, principal: AnyPrincipal, session: DbSession
+    body: ChangeEmailRequest,
+    request: Request,
+    response: Response,
+    principal: AnyPrincipal,
+    session: DbSession,
 ) -> SessionRenewedResponse:
     """A new sign-in email, given the current password. The old address gets a notice with a
     link that undoes the change for 72 hours; every other session is signed out."""
     token, user = service.change_email(session, principal, body.currentPassword, body.email, _client(request))
+    token = _renewed_browser_session(request, response, session, principal, token)
     session.commit()
     return SessionRenewedResponse(message="Your sign-in email has been changed.", token=token, user=user)
+
+
+def _renewed_browser_session(
+    request: Request, response: Response, session: DbSession, principal: AnyPrincipal, token: str
+) -> str:
+    """After an account change every session family is revoked; a browser session goes on in
+    a new one (a new cookie), an API client with the returned bearer token."""
+    if sessions.family_app(session, principal.claims) is None:
+        return token
+    return _browser_session(request, response, session, token)
 
 
 @router.post(

@@ -8,7 +8,15 @@ from datetime import datetime
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from cara.models import Account, DoctorProfile, EmailChange, Hospital, PasswordReset, Tenant
+from cara.models import (
+    Account,
+    DoctorProfile,
+    EmailChange,
+    Hospital,
+    PasswordReset,
+    SessionFamily,
+    Tenant,
+)
 
 
 def account_by_email(session: Session, email: str) -> Account | None:
@@ -104,5 +112,21 @@ def unverified_hospital_schemas(session: Session, created_before: datetime) -> l
                 Tenant.kind == "hospital",
             )
             .order_by(Account.created_at)
+        )
+    )
+
+
+def session_family_for_update(session: Session, family_id: uuid.UUID) -> SessionFamily | None:
+    return session.get(SessionFamily, family_id, with_for_update=True)
+
+
+def revoke_session_families(session: Session, account_id: uuid.UUID, now: datetime) -> list[uuid.UUID]:
+    """Revoke every live session family of the account; their ids."""
+    return list(
+        session.scalars(
+            update(SessionFamily)
+            .where(SessionFamily.account_id == account_id, SessionFamily.revoked_at.is_(None))
+            .values(revoked_at=now)
+            .returning(SessionFamily.id)
         )
     )

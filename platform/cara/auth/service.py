@@ -223,6 +223,8 @@ def _sign_out_everywhere(session: Session, account: Account) -> None:
     now = utcnow()
     account.password_changed_at = now
     repository.invalidate_resets(session, account.id, now)
+    # The browser apps' refresh tokens too (a family older than the change is refused anyway).
+    repository.revoke_session_families(session, account.id, now)
 
 
 def _renewed(session: Session, principal: Principal, account: Account) -> tuple[str, UserOut]:

@@ -43,21 +43,33 @@ class TokenClaims:
     token_id: str
     issued_at_ms: int
     expires_at: int
+    # The browser session family the token was issued to (`fam`), None for API clients.
+    family_id: str | None = None
 
 
-def issue(*, account_id: uuid.UUID, role: str, tenant_schema: str | None) -> str:
+def issue(
+    *,
+    account_id: uuid.UUID,
+    role: str,
+    tenant_schema: str | None,
+    family_id: str | None = None,
+    ttl_minutes: int | None = None,
+) -> str:
     settings = get_settings()
     now = time.time()
+    minutes = settings.jwt_ttl_minutes if ttl_minutes is None else ttl_minutes
     payload: dict[str, object] = {
         "sub": str(account_id),
         "role": role,
         "jti": uuid.uuid4().hex,
         "iat": int(now),
         "iat_ms": int(now * 1000),
-        "exp": int(now + settings.jwt_ttl_minutes * 60),
+        "exp": int(now + minutes * 60),
     }
     if tenant_schema:
         payload["tnt"] = tenant_schema
+    if family_id:
+        payload["fam"] = family_id
     return jwt.encode(payload, settings.jwt_secret, algorithm=_ALGORITHM)
 
 
@@ -101,30 +113,48 @@ def _verify(token: str) -> TokenClaims | None:
             token_id=str(payload["jti"]),
             issued_at_ms=int(payload.get("iat_ms", int(payload["iat"]) * 1000)),
             expires_at=int(payload["exp"]),
+            family_id=str(payload["fam"]) if payload.get("fam") else None,
         )
     except (jwt.PyJWTError, ValueError, TypeError):
         return None
 
 
 def revoke(claims: TokenClaims) -> None:
-    ttl = max(1, claims.expires_at - int(time.time()))
+    revoke_id(claims.token_id, claims.expires_at)
+
+
+def revoke_family(family_id: str) -> None:
+    """Every access token issued to a session family: they carry its id (`fam`), which is
+    revoked like a token id for as long as the longest of them can live."""
+    settings = get_settings()
+    longest = max(settings.access_token_ttl_minutes, settings.jwt_ttl_minutes)
+    revoke_id(family_id, int(time.time()) + longest * 60)
+
+
+def revoke_id(revoked_id: str, expires_at: int) -> None:
+    ttl = max(1, expires_at - int(time.time()))
     client = get_redis()
     # The key first: a replica that (re)subscribes after the message still finds it.
-    client.set(_REVOKED_PREFIX + claims.token_id, str(claims.expires_at), ex=ttl)
-    client.publish(REVOKED_CHANNEL, f"{claims.token_id} {claims.expires_at}")
-    _list().add(claims.token_id, claims.expires_at)
+    client.set(_REVOKED_PREFIX + revoked_id, str(expires_at), ex=ttl)
+    client.publish(REVOKED_CHANNEL, f"{revoked_id} {expires_at}")
+    _list().add(revoked_id, expires_at)
 
 
 def is_revoked(claims: TokenClaims) -> bool:
     """Asked of Redis itself (the live consultations' periodic re-check)."""
-    return bool(get_redis().exists(_REVOKED_PREFIX + claims.token_id))
+    keys = [_REVOKED_PREFIX + claims.token_id]
+    if claims.family_id:
+        keys.append(_REVOKED_PREFIX + claims.family_id)
+    return bool(get_redis().exists(*keys))
 
 
 def is_revoked_cached(claims: TokenClaims) -> bool:
     """From this process's in-memory list while it is current, else from Redis (`is_revoked`)."""
     revoked = _list()
     if revoked.current():
-        return revoked.contains(claims.token_id)
+        return revoked.contains(claims.token_id) or (
+            claims.family_id is not None and revoked.contains(claims.family_id)
+        )
     return is_revoked(claims)
 
 

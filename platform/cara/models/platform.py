@@ -257,6 +257,27 @@ class EmailChange(PlatformBase):
     created_at: Mapped[datetime] = created_at()
 
 
+class SessionFamily(PlatformBase):
+    """A browser app's sign-in (`app`: `web` the clinician app, `admin` the console): a
+    rotating refresh token in an HttpOnly cookie. Only the SHA-256 of the current token (and of
+    the one it replaced, for concurrent tabs) is stored; a token presented after its rotation
+    revokes the family."""
+
+    __tablename__ = "session_families"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    app: Mapped[str] = mapped_column(String(8), nullable=False)
+    current_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    previous_hash: Mapped[str | None] = mapped_column(String(64))
+    rotated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+
+
 class AdminInvitation(PlatformBase):
     """Admins join only by invitation from an existing admin."""
 

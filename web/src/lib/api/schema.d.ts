@@ -410,6 +410,9 @@ export interface paths {
         /**
          * Login
          * @description Sign in with email, password and role; returns a bearer token and the user.
+         *
+         *     From a browser app (`X-Requested-With` sent) the token is a short-lived access token and
+         *     an HttpOnly cookie holds the refresh token that renews it (`POST /api/auth/refresh`).
          */
         post: operations["auth_login"];
         delete?: never;
@@ -429,9 +432,31 @@ export interface paths {
         put?: never;
         /**
          * Logout
-         * @description Revoke the bearer token used for this call.
+         * @description Revoke the bearer token used for this call, and its browser session with its cookie.
          */
         post: operations["auth_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh
+         * @description A browser app's session renewed from its refresh cookie (`cara_session`, or
+         *     `cara_admin_session` with `app=admin`): a new access token, the cookie rotated. Needs the
+         *     `X-Requested-With` header; a refresh token used twice ends its whole session.
+         */
+        post: operations["auth_refresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4439,6 +4464,55 @@ export interface operations {
             };
             /** @description Not signed in, or the token is no longer valid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    auth_refresh: {
+        parameters: {
+            query?: {
+                app?: "web" | "admin";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
