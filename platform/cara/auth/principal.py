@@ -63,19 +63,20 @@ def authenticate(request: Request, session: DbSession) -> Principal:
     return principal_for_claims(session, claims, revocation=tokens.is_revoked_cached)
 
 
-def authenticate_token(session: Session, token: str) -> Principal:
+def authenticate_token(session: Session, token: str, *, running: bool = False) -> Principal:
     """The same checks for a token that did not come in a header (the live assistant's
     WebSocket sends it in its first message, so it never appears in a URL or log).
-    `session` must be bound to the token's tenant (`session_for_token`)."""
-    claims = tokens.decode(token)
+    `session` must be bound to the token's tenant (`session_for_token`). `running`: the
+    re-check of a connection already open (`tokens.decode_running`)."""
+    claims = tokens.decode_running(token) if running else tokens.decode(token)
     if claims is None:
         raise Unauthorized(AUTH_FAILED)
     return principal_for_claims(session, claims)
 
 
-def session_for_token(token: str) -> Session:
+def session_for_token(token: str, *, running: bool = False) -> Session:
     """A session bound to the tenant the token names, as the request session is (auth.dependencies)."""
-    claims = tokens.decode(token)
+    claims = tokens.decode_running(token) if running else tokens.decode(token)
     schema = claims.tenant_schema if claims else None
     return tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
 

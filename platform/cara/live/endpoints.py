@@ -97,7 +97,7 @@ _KINDS: dict[type[CaraError], str] = {
 _OUTAGES = (sa_exc.OperationalError, sa_exc.TimeoutError, redis.ConnectionError, redis.TimeoutError)
 
 
-def _load_doctor(token: str, consultation_id: str | None = None) -> Doctor:
+def _load_doctor(token: str, consultation_id: str | None = None, *, running: bool = False) -> Doctor:
     """Authenticate the token like any request, and check the doctor may use the assistant.
 
     The one check of the live socket: when it opens, and again every `LIVE_RECHECK_SECONDS`
@@ -105,9 +105,9 @@ def _load_doctor(token: str, consultation_id: str | None = None) -> Doctor:
     that the consultation is this doctor's own, with consent and not signed (else "not_found").
     Raises Refused; kind "unavailable" when the database or Redis could not answer."""
     try:
-        session = session_for_token(token)
+        session = session_for_token(token, running=running)
         try:
-            principal = authenticate_token(session, token)
+            principal = authenticate_token(session, token, running=running)
             check_assistant_permission(principal, "live")
             if principal.tenant_schema is None:
                 raise Forbidden(NO_PERMISSION)
@@ -147,7 +147,8 @@ async def _authenticate(link: BrowserLink) -> tuple[str, Doctor]:
 def _recheck(token: str) -> Callable[[], object]:
     """The relay's periodic re-check: the connect check again, with the token the socket opened
     with. A closure, not functools.partial, whose repr would show the token."""
-    return lambda: _load_doctor(token)
+    # A browser session's token still counts past its minutes while its session lives.
+    return lambda: _load_doctor(token, running=True)
 
 
 @router.websocket("/live")

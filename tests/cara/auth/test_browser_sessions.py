@@ -90,7 +90,9 @@ def test_secure_flag_when_configured(client: Any, settings: Any) -> None:
 
 def test_api_clients_keep_the_bearer_token_and_get_no_cookie(client: Any) -> None:
     payload = _doctor(client)
-    r = client.post("/api/auth/login", json={"email": payload["email"], "password": PASSWORD, "role": "doctor"})
+    r = client.post(
+        "/api/auth/login", json={"email": payload["email"], "password": PASSWORD, "role": "doctor"}
+    )
     assert r.status_code == 200
     assert "set-cookie" not in r.headers
     claims = tokens.decode(r.json()["token"])
@@ -221,3 +223,34 @@ def test_refresh_without_or_with_a_forged_cookie(client: Any) -> None:
     _put(client, "cara_session", "0" * 32 + ".x")
     assert _refresh(client).status_code == 401
     assert _refresh(client, "nobody").status_code == 422
+
+
+def test_a_running_live_socket_outlives_its_access_token_but_not_its_session(client: Any) -> None:
+    import uuid
+
+    from cara.auth.principal import authenticate_token, session_for_token
+    from cara.kit.errors import Unauthorized
+
+    payload = _doctor(client)
+    r = _browser_login(client, payload["email"])
+    live = tokens.decode(r.json()["token"])
+    assert live is not None and live.family_id is not None
+    expired = tokens.issue(
+        account_id=live.account_id,
+        role="doctor",
+        tenant_schema=live.tenant_schema,
+        family_id=live.family_id,
+        ttl_minutes=-1,
+    )
+    api_expired = tokens.issue(account_id=uuid.uuid4(), role="doctor", tenant_schema=None, ttl_minutes=-1)
+    assert tokens.decode(expired) is None
+    assert tokens.decode_running(expired) is not None
+    assert tokens.decode_running(api_expired) is None
+    session = session_for_token(expired, running=True)
+    try:
+        assert authenticate_token(session, expired, running=True).id == live.account_id
+        client.post("/api/auth/logout", headers=auth(r.json()["token"]))
+        with pytest.raises(Unauthorized):
+            authenticate_token(session, expired, running=True)
+    finally:
+        session.close()
