@@ -341,8 +341,13 @@ def set_up(deployment: Deployment, plan: Plan, stack: ExitStack, log_dir: Path) 
     api.wait_ready()
     deployment.api = api
     auth = {"Authorization": f"Bearer {deployment.hospitals[0].token}"}
-    me = httpx.get(f"{api.base_url}/api/auth/user", headers=auth)
-    deployment.hospital_id = me.json()["hospitalId"]
+    from cara.kit.db import platform_session
+    from cara.models import Account
+
+    with platform_session() as session:
+        owner = session.get(Account, deployment.hospitals[0].account_id)
+        assert owner is not None and owner.hospital_id is not None
+        deployment.hospital_id = str(owner.hospital_id)
     listed = httpx.get(
         f"{api.base_url}/api/doctors",
         params={"hospitalId": deployment.hospital_id, "isHospitalCreated": "true"},
