@@ -138,7 +138,13 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             decoder.current.decode(packet);
         },
         onInterrupted: stopPlayback,
-        onTurnComplete: () => engine.current?.player.endReply(),
+        // The reply ends after its last packets are decoded: samples arriving after the end would
+        // reopen it, and the silence until the next reply would count as a gap in it.
+        onTurnComplete: () => {
+            const pending = decoder.current;
+            if (!pending) engine.current?.player.endReply();
+            else void pending.drained().then(() => engine.current?.player.endReply());
+        },
         onConnected: () => playSound('connect'),
         onDisconnected: () => {
             engine.current?.player.stop();

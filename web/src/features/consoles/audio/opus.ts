@@ -112,6 +112,12 @@ export class OpusDecoderStream {
         this.timestamp += 20_000;
     }
 
+    /** Resolves once every packet given so far has come out as samples (or been dropped). */
+    async drained(): Promise<void> {
+        if (this.decoder.state !== 'configured') return;
+        await this.decoder.flush().catch(() => undefined);
+    }
+
     /** Barge-in: what is still being decoded is dropped. */
     reset(): void {
         if (this.decoder.state === 'configured') {
