@@ -358,7 +358,8 @@ describe('hospital dashboard and doctor management', () => {
         await heading(page, 'إدارة الأطباء').waitFor();
         assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
         await row(page, managed.name).getByText('نشط', { exact: true }).waitFor();
-        await row(page, managed.name).getByText('12 سنوات', { exact: true }).waitFor();
+        // Arabic plural rules: 12 takes the singular noun (3-10 take سنوات).
+        await row(page, managed.name).getByText('12 سنة', { exact: true }).waitFor();
         await assertAccessible(page, 'manage doctors (Arabic)');
         await screenshot(page, 'manage-doctors-ar');
         await button(page, 'إضافة طبيب جديد').first().click();
@@ -501,6 +502,7 @@ describe('other roles', () => {
     });
 
     it('sends a visitor who is not signed in to role selection', async () => {
+        await page.context().clearCookies();
         await page.evaluate(() => localStorage.clear());
         await page.goto(url('/manage'));
         await waitForPath(page, '/');
