@@ -10,7 +10,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Request, Response, status
 
-from cara.auth import ratelimit, service, sessions, tokens
+from cara.auth import ratelimit, service, sessions
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
 from cara.auth.schemas import (
@@ -54,12 +54,7 @@ def login(body: LoginRequest, request: Request, response: Response, session: DbS
 
 def _browser_session(request: Request, response: Response, session: DbSession, token: str) -> str:
     """A new session family for a browser app's sign-in: its access token, the cookie set."""
-    claims = tokens.decode(token)
-    if claims is None or not sessions.wants_browser_session(request):
-        return token
-    access, refresh_token, app = sessions.start(session, claims)
-    sessions.set_cookie(response, request, app, refresh_token)
-    return access
+    return service.start_browser_session(session, request, response, token)
 
 
 @router.post(

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from starlette.requests import Request
+from starlette.responses import Response
 
 from cara.audit import service as audit
 from cara.auth import passwords, ratelimit, repository, tokens
@@ -91,6 +93,20 @@ def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOu
 
 def logout(principal: Principal) -> None:
     tokens.revoke(principal.claims)
+
+
+def start_browser_session(session: Session, request: Request, response: Response, token: str) -> str:
+    """For a browser app's fresh sign-in (or sign-up) with the token just issued: a new session
+    family, its refresh cookie set on `response`, and the short-lived access token to return
+    instead (`cara.auth.sessions`). An API client's token is returned unchanged."""
+    from cara.auth import sessions  # built on this module
+
+    claims = tokens.decode(token)
+    if claims is None or not sessions.wants_browser_session(request):
+        return token
+    access, refresh_token, app = sessions.start(session, claims)
+    sessions.set_cookie(response, request, app, refresh_token)
+    return access
 
 
 # ---------------------------------------------------------------- current user

@@ -11,7 +11,7 @@ other. /api/auth is therefore served by three packages, each for its own paths: 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Request, Response, status
 
 from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
@@ -33,7 +33,11 @@ router = APIRouter(prefix="/auth", tags=["auth"])
     responses=error_responses(400, 403, 409, 413, 422, 429),
 )
 def signup(
-    body: SignupRequest, request: Request, session: DbSession, acting: OptionalPrincipal
+    body: SignupRequest,
+    request: Request,
+    response: Response,
+    session: DbSession,
+    acting: OptionalPrincipal,
 ) -> SignupResponse:
     """Register a doctor, a hospital (its tenant schema is created here) or an invited admin."""
     plan = service.plan_signup(session, body, acting)
@@ -47,4 +51,8 @@ def signup(
         target.commit()
     finally:
         target.close()
+    if acting is None:
+        # Signed in from a browser app: its session cookie, as at login.
+        token = auth_service.start_browser_session(session, request, response, token)
+        session.commit()
     return SignupResponse(message="Registration successful", data=AuthData(token=token, user=user))

@@ -254,3 +254,14 @@ def test_a_running_live_socket_outlives_its_access_token_but_not_its_session(cli
             authenticate_token(session, expired, running=True)
     finally:
         session.close()
+
+
+def test_a_browser_sign_up_starts_a_session_an_api_one_does_not(client: Any) -> None:
+    r = client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD), headers=BROWSER)
+    assert r.status_code == 201, r.text
+    assert _set_cookie(r).startswith("cara_session=")
+    assert tokens.decode(r.json()["data"]["token"]).family_id is not None  # type: ignore[union-attr]
+    assert _refresh(client).status_code == 200
+    plain = client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD))
+    assert plain.status_code == 201
+    assert "set-cookie" not in plain.headers
