@@ -4,7 +4,7 @@
 //
 //   BASE_URL      the proxy in front of the API
 //   SHAPER_URL    the proxy's control endpoints (counters/reset, state)
-//   TOKEN         a doctor's bearer token (a Radiologist: the console at /radiologist)
+//   EMAIL         a doctor's sign-in (a Radiologist: the console at /radiologist), and PASSWORD
 //   MODES         JSON [{name, pcm, camera, low}]: pcm hides WebCodecs (the negotiated fallback),
 //                 camera turns the fake camera on, low switches low-bandwidth mode on first
 //   SECONDS       measured seconds per mode; WARMUP seconds before the counters are zeroed
@@ -17,7 +17,8 @@ const { chromium } = require('playwright-core');
 
 const BASE_URL = process.env.BASE_URL.replace(/\/+$/, '');
 const SHAPER_URL = process.env.SHAPER_URL.replace(/\/+$/, '');
-const TOKEN = process.env.TOKEN;
+const EMAIL = process.env.EMAIL;
+const PASSWORD = process.env.PASSWORD;
 const MODES = JSON.parse(process.env.MODES);
 const SECONDS = Number(process.env.SECONDS ?? 30);
 const WARMUP = Number(process.env.WARMUP ?? 4);
@@ -40,10 +41,6 @@ const waitFor = async (check, message) => {
     }
     throw new Error(`timed out: ${message}`);
 };
-
-const userResponse = await fetch(`${BASE_URL}/api/auth/user`, { headers: { authorization: `Bearer ${TOKEN}` } });
-if (userResponse.status !== 200) throw new Error(`GET /api/auth/user: ${userResponse.status}`);
-const user = await userResponse.json();
 
 const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -72,16 +69,18 @@ try {
             });
         }
         const page = await context.newPage();
-        await page.goto(`${BASE_URL}/privacy-policy`);
-        await page.evaluate(
-            ({ token, account }) => {
-                localStorage.setItem('token', token);
-                localStorage.setItem('user', JSON.stringify(account));
-            },
-            { token: TOKEN, account: user },
-        );
-        await page.goto(`${BASE_URL}/radiologist`);
-        await page.getByRole('button', { name: 'Connect to Cara', exact: true }).click();
+        // Signed in through the form, as a doctor does; the app lands on the console of the specialty.
+        await page.goto(`${BASE_URL}/doctor-login`);
+        await page.getByLabel('Email', { exact: true }).fill(EMAIL);
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Login', exact: true }).click();
+        await page.waitForURL(current => new URL(current).pathname === '/radiologist');
+        const connect = page.getByRole('button', { name: 'Connect to Cara', exact: true });
+        await connect.waitFor().catch(async error => {
+            const text = (await page.locator('body').innerText()).slice(0, 500);
+            throw new Error(`no Connect button at ${page.url()}: ${text}`, { cause: error });
+        });
+        await connect.click();
         const dialog = page.getByRole('dialog', { name: 'Patient consent' });
         if (await dialog.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
             await dialog.getByRole('button', { name: 'The patient agrees: start', exact: true }).click();

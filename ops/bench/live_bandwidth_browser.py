@@ -31,10 +31,11 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 import wave
 from pathlib import Path
 
-from _common import ApiServer, Summary, create_doctors, log, run_bench
+from _common import DOCTOR_PASSWORD, ApiServer, Summary, create_doctors, log, run_bench
 from live_bandwidth import SENTENCES, resample, speech
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,6 +72,19 @@ def microphone_wav(work: Path) -> Path:
         file.setframerate(rate)
         file.writeframes(bytes(frames))
     return out
+
+
+def doctor_email(account_id: uuid.UUID) -> str:
+    from cara.kit.db import platform_session
+    from cara.models import Account
+
+    session = platform_session()
+    try:
+        account = session.get(Account, account_id)
+        assert account is not None
+        return str(account.email)
+    finally:
+        session.close()
 
 
 class Replies:
@@ -150,6 +164,7 @@ def main() -> int:
 
         def body(api: ApiServer) -> None:
             doctor = create_doctors([None])[0]  # doctor 0: a Radiologist
+            email = doctor_email(doctor.account_id)
             proxy = NetShaper(target_port=api.port).start_in_thread(control=True)
             try:
                 with Replies(double, cara):
@@ -157,7 +172,8 @@ def main() -> int:
                         **os.environ,
                         "BASE_URL": f"http://127.0.0.1:{proxy.listen_port}",
                         "SHAPER_URL": f"http://127.0.0.1:{proxy.control_port}",
-                        "TOKEN": doctor.token,
+                        "EMAIL": email,
+                        "PASSWORD": DOCTOR_PASSWORD,
                         "MODES": json.dumps([{"name": m, **MODES[m]} for m in modes]),
                         "SECONDS": str(args.seconds),
                         "WARMUP": str(args.warmup),
