@@ -67,30 +67,12 @@ def limit_worker_connections(connection: Connection) -> None:
     backends x hospitals connections per worker, past any max_connections once a few dozen
     hospitals are busy (ops/bench/citus_vs_single.py hit it with 30 backends and 40 hospitals).
     Without the cache a worker holds at most one connection per coordinator transaction in
-    flight; each tenant transaction opens its own.
-
-    Where every worker is reached through a PgBouncer beside it (named in `pg_dist_poolinfo`), an
-    idle cached connection is a client of that PgBouncer, not a worker backend: PgBouncer hands
-    the worker's few server connections per role to whichever transaction needs one. Then the
-    cache stays on (one connection per worker and role, Citus's default) and a tenant transaction
-    skips the connection set-up and TLS handshake."""
+    flight; each tenant transaction opens its own (through a PgBouncer beside each worker, named
+    in `pg_dist_poolinfo`, that costs a connection to PgBouncer, not a worker backend's start).
+    Keeping the cache on behind such poolers stalled the doctor-list benchmark (no request
+    answered in 10 s at 20 clients of one hospital), so the cache stays off either way."""
     database = connection.execute(text("SELECT current_database()")).scalar_one()
-    cached = 1 if workers_behind_poolers(connection) else 0
-    connection.execute(text(f'ALTER DATABASE "{database}" SET citus.max_cached_conns_per_worker = {cached}'))
-
-
-def workers_behind_poolers(connection: Connection) -> bool:
-    """Every active primary worker has a pooler in `pg_dist_poolinfo`."""
-    missing = connection.execute(
-        text(
-            "SELECT count(*) FROM pg_dist_node n LEFT JOIN pg_dist_poolinfo p USING (nodeid)"
-            " WHERE n.noderole = 'primary' AND n.isactive AND n.groupid <> 0 AND p.poolinfo IS NULL"
-        )
-    ).scalar_one()
-    workers = connection.execute(
-        text("SELECT count(*) FROM pg_dist_node WHERE noderole = 'primary' AND isactive AND groupid <> 0")
-    ).scalar_one()
-    return bool(workers) and not missing
+    connection.execute(text(f'ALTER DATABASE "{database}" SET citus.max_cached_conns_per_worker = 0'))
 
 
 def distribute_platform(connection: Connection) -> list[str]:

@@ -1,7 +1,7 @@
 """A PgBouncer beside each worker (ops/citus/cluster poolers, `pg_dist_poolinfo`): the coordinator's
 worker connections go through it, tenant roles still log in to the worker as themselves (so the
-worker refuses another hospital's schema), and Cara's database keeps its worker connections cached,
-since an idle one is then a PgBouncer client and not a worker backend."""
+worker refuses another hospital's schema), and Cara's database still keeps no worker connection
+cached between transactions."""
 
 from __future__ import annotations
 
@@ -38,13 +38,12 @@ def _cached(url: Any) -> str:
         fresh.dispose()
 
 
-def test_every_worker_is_named_in_poolinfo_and_the_cache_is_kept(poolers: CitusDatabase) -> None:
+def test_every_worker_is_named_in_poolinfo_and_no_connection_is_cached(poolers: CitusDatabase) -> None:
     with get_engine().begin() as conn:
         ports = set(conn.execute(text("SELECT poolinfo FROM pg_dist_poolinfo")).scalars())
         assert len(ports) == 2 and all("port=55" in p for p in ports)
-        assert citus.workers_behind_poolers(conn)
         citus.limit_worker_connections(conn)  # what the platform migration runs
-    assert _cached(get_engine().url) == "1"
+    assert _cached(get_engine().url) == "0"
 
 
 def test_tenant_roles_reach_their_worker_through_pgbouncer_and_only_their_schema(
@@ -66,14 +65,3 @@ def test_tenant_roles_reach_their_worker_through_pgbouncer_and_only_their_schema
             assert s.execute(text(f'SELECT count(*) FROM "{own}".doctors')).scalar_one() == 1
             with pytest.raises(ProgrammingError, match="permission denied"):
                 s.execute(text(f'SELECT count(*) FROM "{other}".doctors'))
-
-
-def test_without_poolers_the_cache_is_off_again(poolers: CitusDatabase) -> None:
-    cluster("no-poolers", poolers.name)
-    try:
-        with get_engine().begin() as conn:
-            assert not citus.workers_behind_poolers(conn)
-            citus.limit_worker_connections(conn)
-        assert _cached(get_engine().url) == "0"
-    finally:
-        cluster("poolers", poolers.name)
