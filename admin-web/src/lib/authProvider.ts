@@ -1,6 +1,6 @@
 import { type AuthProvider, type UserIdentity } from 'react-admin';
 import { API_URL, httpClient, httpStatus, serverMessage } from './http';
-import { session, type SessionUser } from './session';
+import { renewSession, session, type SessionUser } from './session';
 
 /** i18n keys of the login failures (spec §5 and §8); the page translates them. */
 export const LOGIN_FAILED = 'cara.login.failed';
@@ -57,7 +57,8 @@ export const authProvider: AuthProvider = {
     },
 
     async checkAuth() {
-        if (!session.token()) throw new Error('ra.auth.auth_check_error');
+        // A reload or a new tab: the session comes back from the console's refresh cookie.
+        if (!session.token() && !(await renewSession())) throw new Error('ra.auth.auth_check_error');
         const user = session.user();
         // A stored non-admin user (signed in to the main web app) never sees the console.
         if (user && user.role !== 'admin') return leaveToRoleSelection();

@@ -61,15 +61,21 @@ def _browser_session(request: Request, response: Response, session: DbSession, t
     "/refresh",
     operation_id="auth_refresh",
     response_model=LoginResponse,
-    responses=error_responses(401, 403, 422),
+    responses={
+        204: {"description": "No session cookie: nobody to sign back in"},
+        **error_responses(401, 403, 422),
+    },
 )
 def refresh(
     request: Request, response: Response, session: DbSession, app: Literal["web", "admin"] = "web"
-) -> LoginResponse:
+) -> LoginResponse | Response:
     """A browser app's session renewed from its refresh cookie (`cara_session`, or
     `cara_admin_session` with `app=admin`): a new access token, the cookie rotated. Needs the
     `X-Requested-With` header; a refresh token used twice ends its whole session."""
     sessions.check_csrf(request)
+    if sessions.cookie_value(request, app) is None:
+        # A signed-out visitor's page load: not an error.
+        return Response(status_code=status.HTTP_204_NO_CONTENT)
     try:
         renewal = sessions.refresh(session, sessions.cookie_value(request, app), app)
     except Exception:

@@ -71,45 +71,6 @@ const listRows = async () => {
     return rows;
 };
 
-/** A doctor's or hospital's session, for the negative test. */
-const nonAdminSession = async () => {
-    if (process.env.NON_ADMIN_EMAIL && process.env.NON_ADMIN_PASSWORD) {
-        const response = await fetch(`${BASE_URL}/api/auth/login`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({
-                email: process.env.NON_ADMIN_EMAIL,
-                password: process.env.NON_ADMIN_PASSWORD,
-                role: process.env.NON_ADMIN_ROLE ?? 'doctor',
-            }),
-        });
-        const body = await response.json();
-        assert.equal(response.status, 200, `non-admin login failed: ${JSON.stringify(body)}`);
-        return { token: body.token, user: body.user };
-    }
-    const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-    const response = await fetch(`${BASE_URL}/api/auth/signup`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-            role: 'doctor',
-            name: `E2E Doctor ${stamp}`,
-            email: `e2e-admin-web-${stamp}@example.com`,
-            password: 'doctor-password',
-            phoneNumber: '0241234567',
-            specialty: 'Nurse',
-            licenseNumber: `E2E-${stamp}`,
-            experience: 1,
-            country: 'Ghana',
-            state: 'Greater Accra',
-            privacyPolicyAccepted: true,
-        }),
-    });
-    const body = await response.json();
-    assert.equal(response.status, 201, `doctor signup failed: ${JSON.stringify(body)}`);
-    return { token: body.data.token, user: body.data.user };
-};
-
 describe('admin console', { timeout: 180_000 }, () => {
     before(async () => {
         assert.ok(ADMIN_EMAIL && ADMIN_PASSWORD, 'ADMIN_EMAIL and ADMIN_PASSWORD must be set');
@@ -163,8 +124,17 @@ describe('admin console', { timeout: 180_000 }, () => {
         await page.getByRole('button', { name: 'Sign in' }).click();
         await page.getByText('Welcome back, Administrator!').waitFor();
         await page.waitForURL(url => url.pathname === '/admin/' || url.pathname === '/admin');
-        assert.ok(await localStorageItem('token'), 'token stored');
-        assert.equal(JSON.parse(await localStorageItem('user')).role, 'admin');
+        // The session: a refresh cookie page script cannot read, the access token in memory only.
+        const cookie = (await page.context().cookies()).find(c => c.name === 'cara_admin_session');
+        assert.ok(cookie, 'the console session cookie is set');
+        assert.equal(cookie.httpOnly, true);
+        assert.equal(cookie.sameSite, 'Strict');
+        assert.equal(await localStorageItem('token'), null);
+        assert.equal(await page.evaluate(() => document.cookie.includes('cara_admin_session')), false);
+        // A reload keeps the console signed in.
+        await page.reload();
+        await page.getByText('Welcome back, Administrator!').or(page.locator('main')).first().waitFor();
+        assert.equal(await page.locator('input[name=password]').count(), 0, 'still signed in after a reload');
     });
 
     it('shows the four summary cards and both charts on the dashboard', async () => {
@@ -298,28 +268,40 @@ describe('admin console', { timeout: 180_000 }, () => {
         await page.waitForFunction(() => document.documentElement.dir === 'ltr');
     });
 
-    it('sends a signed-in non-admin (token and user stored) to the role selection page', async () => {
-        const { token, user } = await nonAdminSession();
-        assert.notEqual(user.role, 'admin');
-        await page.evaluate(([t, u]) => {
-            window.localStorage.setItem('token', t);
-            window.localStorage.setItem('user', JSON.stringify(u));
-        }, [token, user]);
-        await page.goto(`${CONSOLE}/`);
-        await page.waitForURL(url => url.pathname === '/', { timeout: TIMEOUT });
-        assert.equal(await localStorageItem('token'), null, 'the non-admin session is dropped');
-    });
-
-    it('sends a non-admin token with no stored user to the role selection page', async () => {
-        const { token } = await nonAdminSession();
+    it("keeps a clinician's session out of the console: the two apps' sessions are separate", async () => {
+        await page.context().clearCookies();
         await page.goto(`${CONSOLE}/login`);
-        await page.evaluate(t => {
-            window.localStorage.setItem('token', t);
-            window.localStorage.removeItem('user');
-        }, token);
+        const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+        // A doctor signs up in this browser the way the clinician app does (its session cookie).
+        const status = await page.evaluate(
+            async body =>
+                (
+                    await fetch('/api/auth/signup', {
+                        method: 'POST',
+                        headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+                        body: JSON.stringify(body),
+                    })
+                ).status,
+            {
+                role: 'doctor',
+                name: `E2E Doctor ${stamp}`,
+                email: `e2e-admin-web-${stamp}@example.com`,
+                password: 'doctor-password',
+                phoneNumber: '0241234567',
+                specialty: 'Nurse',
+                licenseNumber: `E2E-${stamp}`,
+                experience: 1,
+                country: 'Ghana',
+                state: 'Greater Accra',
+                privacyPolicyAccepted: true,
+            },
+        );
+        assert.equal(status, 201);
+        assert.ok((await page.context().cookies()).some(c => c.name === 'cara_session'));
+        // The console does not see it: its own sign-in form.
         await page.goto(`${CONSOLE}/`);
-        await page.waitForURL(url => url.pathname === '/', { timeout: TIMEOUT });
-        assert.equal(await localStorageItem('token'), null, 'the non-admin session is dropped');
+        await page.locator('input[name=password]').waitFor({ timeout: TIMEOUT });
+        assert.equal(await localStorageItem('token'), null);
     });
 
     it('raised no uncaught page error', () => {

@@ -82,20 +82,31 @@ const ROLES = {
     hospital: 'hospital',
 };
 
-const sessions = {};
-const sessionOf = async account => {
-    if (!sessions[account]) {
-        const { email, password } = FIXTURES[account];
-        const response = await fetch(`${BASE_URL}/api/auth/login`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ email, password, role: ROLES[account] }),
-        });
-        assert.equal(response.status, 200, `login of ${account}`);
-        const body = await response.json();
-        sessions[account] = { token: body.token, user: body.user };
-    }
-    return sessions[account];
+/**
+ * The browser signed in as `account` (null: signed out), the way the apps sign in: a login from
+ * the page sets the app's HttpOnly session cookie, which the next page load restores. Kept
+ * while consecutive screens use the same account.
+ */
+const signedInAs = new WeakMap();
+const signInBrowser = async (page, account) => {
+    if (account === (signedInAs.get(page) ?? null)) return;
+    await page.context().clearCookies();
+    signedInAs.delete(page);
+    if (!account) return;
+    const { email, password } = FIXTURES[account];
+    const status = await page.evaluate(
+        async body =>
+            (
+                await fetch('/api/auth/login', {
+                    method: 'POST',
+                    headers: { 'content-type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+                    body: JSON.stringify(body),
+                })
+            ).status,
+        { email, password, role: ROLES[account] },
+    );
+    assert.equal(status, 200, `login of ${account}`);
+    signedInAs.set(page, account);
 };
 
 /** Run in the page: every check but axe, as a list of problems. */
@@ -224,18 +235,14 @@ const walk = async (sizeName, language) => {
     for (const [app, screen, route, account, action, onlyAt] of SCREENS) {
         if (onlyAt && onlyAt !== sizeName) continue;
         if (ONLY && !ONLY.test(`${app}/${screen}`)) continue;
-        const session = account ? await sessionOf(account) : null;
+        await signInBrowser(page, account);
         await page.evaluate(
-            ({ session, language, theme }) => {
+            ({ language, theme }) => {
                 localStorage.clear();
                 localStorage.setItem('locale', language);
                 localStorage.setItem('theme', theme);
-                if (session) {
-                    localStorage.setItem('token', session.token);
-                    localStorage.setItem('user', JSON.stringify(session.user));
-                }
             },
-            { session, language, theme: LANGUAGES[language] },
+            { language, theme: LANGUAGES[language] },
         );
         logged = [];
         const label = `${app}/${sizeName}/${language}/${screen}`;

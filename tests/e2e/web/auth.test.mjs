@@ -55,6 +55,7 @@ describe('role selection and sign-in', () => {
     });
     afterEach(async () => {
         // Each case starts signed out, with nothing remembered.
+        await page.context().clearCookies();
         await page.goto(url('/'));
         await page.evaluate(() => localStorage.clear());
     });
@@ -196,18 +197,34 @@ describe('role selection and sign-in', () => {
         await waitForPath(page, '/radiologist');
         await toast(page, 'Login successful!').waitFor();
         await heading(page, 'Radiology Assistant').waitFor();
-        assert.ok(await storage(page, 'token'));
-        assert.equal(JSON.parse(await storage(page, 'user')).email, FIXTURES.radiologist.email);
+        // No credential where page script can read it: the access token is in memory, the
+        // refresh token an HttpOnly cookie.
+        const stored = await page.evaluate(() => JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)]));
+        assert.equal(await storage(page, 'token'), null);
+        assert.ok(!/eyJ[\w-]+\.[\w-]+\./.test(stored), 'no token in localStorage or sessionStorage');
+        assert.equal(await page.evaluate(() => document.cookie.includes('cara_session')), false);
+        const cookie = (await page.context().cookies()).find(c => c.name === 'cara_session');
+        assert.ok(cookie, 'refresh cookie set');
+        assert.equal(cookie.httpOnly, true);
+        assert.equal(cookie.sameSite, 'Strict');
+        assert.equal(cookie.path, '/api/auth/refresh');
+
+        // A reload keeps the session (restored from the cookie), and so does a new tab.
+        await page.reload();
+        await heading(page, 'Radiology Assistant').waitFor();
+        assert.equal(new URL(page.url()).pathname, '/radiologist');
+        const tab = await page.context().newPage();
+        await tab.goto(url('/radiologist'));
+        await heading(tab, 'Radiology Assistant').waitFor();
+        assert.equal(new URL(tab.url()).pathname, '/radiologist');
+        await tab.close();
 
         // Signed in already: the login page goes straight to the dashboard.
         await page.goto(url('/doctor-login'));
         await waitForPath(page, '/radiologist');
 
         // Next visit, signed out: the address is filled in, the password is not.
-        await page.evaluate(() => {
-            localStorage.removeItem('token');
-            localStorage.removeItem('user');
-        });
+        await page.context().clearCookies();
         await page.goto(url('/doctor-login'));
         await heading(page, 'Doctor Login').waitFor();
         assert.equal(await page.getByLabel('Email', { exact: true }).inputValue(), FIXTURES.radiologist.email);
@@ -219,10 +236,7 @@ describe('role selection and sign-in', () => {
         await page.getByLabel('Password', { exact: true }).fill(FIXTURES.radiologist.password);
         await loginButton(page).click();
         await waitForPath(page, '/radiologist');
-        await page.evaluate(() => {
-            localStorage.removeItem('token');
-            localStorage.removeItem('user');
-        });
+        await page.context().clearCookies();
         await page.goto(url('/doctor-login'));
         await heading(page, 'Doctor Login').waitFor();
         assert.equal(await page.getByLabel('Email', { exact: true }).inputValue(), '');
@@ -241,7 +255,7 @@ describe('role selection and sign-in', () => {
         await waitForPath(page, '/dashboard');
         await toast(page, 'Welcome back, Hospital!').waitFor();
         await heading(page, 'Hospital Dashboard').waitFor();
-        assert.equal(JSON.parse(await storage(page, 'user')).role, 'hospital');
+        assert.ok((await page.context().cookies()).some(c => c.name === 'cara_session'));
     });
 
     it('signs an admin in to /admin-dashboard, which hands over to the console at /admin/', async () => {
@@ -258,9 +272,10 @@ describe('role selection and sign-in', () => {
             page.off('framenavigated', record);
         }
         assert.ok(visited.includes('/admin-dashboard'), `went through /admin-dashboard: ${visited.join(' → ')}`);
-        // The console reads the same session keys.
-        assert.equal(JSON.parse(await storage(page, 'user')).role, 'admin');
-        assert.ok(await storage(page, 'token'));
+        // The console restores the session from its own cookie, apart from the clinician app's.
+        const names = (await page.context().cookies()).map(c => c.name);
+        assert.ok(names.includes('cara_admin_session'), names.join(', '));
+        assert.equal(await storage(page, 'token'), null);
     });
 
     it('is translated, right to left in Arabic', async () => {
@@ -369,13 +384,14 @@ describe('password reset', () => {
         await page.goto(url('/doctor-login'));
         await signInWithForm(page, { email: account.email, password: newPassword });
         await waitForPath(page, '/doctor-subscription');
-        assert.ok(await storage(page, 'token'));
+        assert.ok((await page.context().cookies()).some(c => c.name === 'cara_session'));
 
         const old = await apiPost('/api/auth/login', { email: account.email, password: account.password, role: 'doctor' });
         assert.equal(old.status, 401);
         assert.equal(old.body.message, 'Invalid email or password');
 
         // The link worked once; a second use is refused with a way to ask again.
+        await page.context().clearCookies();
         await page.evaluate(() => localStorage.clear());
         await page.goto(link);
         await heading(page, 'Reset Password').waitFor();

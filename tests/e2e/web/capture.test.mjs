@@ -96,7 +96,15 @@ describe('record now, process later', () => {
             await sleep(250);
         }
         // One upload on the server per capture, however many tries it took.
-        const token = await page.evaluate(() => localStorage.getItem('token'));
+        // An access token of this browser's session (the app keeps its own in memory only).
+        const token = await page.evaluate(
+            async () =>
+                (
+                    await (
+                        await fetch('/api/auth/refresh?app=web', { method: 'POST', headers: { 'X-Requested-With': 'XMLHttpRequest' } })
+                    ).json()
+                ).token,
+        );
         const listed = await fetch(`${BASE_URL}/api/recordings`, { headers: { Authorization: `Bearer ${token}` } });
         const body = await listed.json();
         assert.deepEqual(

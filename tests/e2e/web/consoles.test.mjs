@@ -9,7 +9,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { assertAccessible, BASE_URL, FIXTURES, openBrowser, screenshot, signInAs, TIMEOUT, url } from './lib.mjs';
+import {
+    assertAccessible,
+    BASE_URL,
+    browserLogin,
+    FIXTURES,
+    openBrowser,
+    screenshot,
+    signInAs,
+    TIMEOUT,
+    url,
+} from './lib.mjs';
 
 const PLAIN_BASE_URL = (process.env.PLAIN_BASE_URL ?? '').replace(/\/+$/, '');
 const CONTROL_URL = (process.env.CONTROL_URL ?? '').replace(/\/+$/, '');
@@ -299,21 +309,9 @@ describe('live assistant consoles', () => {
     });
 
     it('says clearly when the AI service is not configured', async () => {
-        const login = await fetch(`${PLAIN_BASE_URL}/api/auth/login`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ email: FIXTURES.radiologist.email, password: FIXTURES.radiologist.password, role: 'doctor' }),
-        });
-        assert.equal(login.status, 200);
-        const { token, user } = await login.json();
         await page.goto(`${PLAIN_BASE_URL}/privacy-policy`);
-        await page.evaluate(
-            ({ token, user }) => {
-                localStorage.setItem('token', token);
-                localStorage.setItem('user', JSON.stringify(user));
-            },
-            { token, user },
-        );
+        const login = await browserLogin(page, FIXTURES.radiologist, 'doctor');
+        assert.equal(login.status, 200);
         await page.goto(`${PLAIN_BASE_URL}/radiologist`);
         await page
             .getByTestId('not-configured')

@@ -129,20 +129,41 @@ export const waitForMail = async to => {
 };
 
 /**
- * Sign in without the login form (for tests of other screens): log in via the
- * API and store the session the way the app does, then open `route`.
+ * Sign in from the page without the login form, the way the app does (its header, so the
+ * server sets the HttpOnly refresh cookie in this browser), then open `route`: the app restores
+ * the session from the cookie. Returns the login answer (its access token for API calls).
  */
-export const signInAs = async (page, account, role, route = '/') => {
-    const { status, body } = await apiPost('/api/auth/login', { email: account.email, password: account.password, role });
-    assert.equal(status, 200, `login as ${role} failed: ${JSON.stringify(body)}`);
-    await page.goto(url('/privacy-policy'));
-    await page.evaluate(
-        ({ token, user }) => {
-            localStorage.setItem('token', token);
-            localStorage.setItem('user', JSON.stringify(user));
+export const browserLogin = (page, account, role) =>
+    page.evaluate(
+        async credentials => {
+            const response = await fetch('/api/auth/login', {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+                body: JSON.stringify(credentials),
+            });
+            return { status: response.status, body: await response.json().catch(() => null) };
         },
-        { token: body.token, user: body.user },
+        { email: account.email, password: account.password, role },
     );
+
+/**
+ * The session this browser holds (its refresh cookie), as the app restores it: `{ token, user }`,
+ * or nulls when signed out. The cookie rotates, as at any refresh.
+ */
+export const pageSession = (page, app = 'web') =>
+    page.evaluate(async which => {
+        const response = await fetch(`/api/auth/refresh?app=${which}`, {
+            method: 'POST',
+            headers: { 'X-Requested-With': 'XMLHttpRequest' },
+        });
+        const body = response.ok ? await response.json() : {};
+        return { token: body.token ?? null, user: body.user ?? null };
+    }, app);
+
+export const signInAs = async (page, account, role, route = '/') => {
+    await page.goto(url('/privacy-policy'));
+    const { status, body } = await browserLogin(page, account, role);
+    assert.equal(status, 200, `login as ${role} failed: ${JSON.stringify(body)}`);
     await page.goto(url(route));
     return body;
 };

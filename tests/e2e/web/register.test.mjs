@@ -10,6 +10,7 @@ import {
     assertAccessible,
     FIXTURES,
     openBrowser,
+    pageSession,
     screenshot,
     signInAs,
     TIMEOUT,
@@ -79,6 +80,7 @@ describe('registration and legal pages', () => {
     afterEach(async () => {
         // Each case starts signed out, in English, without a draft.
         await page.unrouteAll({ behavior: 'ignoreErrors' });
+        await page.context().clearCookies();
         await page.goto(url('/privacy-policy'));
         await page.evaluate(() => {
             localStorage.clear();
@@ -299,10 +301,7 @@ describe('registration and legal pages', () => {
             ],
         );
 
-        const session = await page.evaluate(() => ({
-            token: localStorage.getItem('token'),
-            user: JSON.parse(localStorage.getItem('user') ?? 'null'),
-        }));
+        const session = await pageSession(page);
         assert.ok(session.token, 'signed in after registering');
         assert.equal(session.user.email, newDoctor.email);
         assert.equal(session.user.specialty, 'Radiologist');
@@ -316,6 +315,7 @@ describe('registration and legal pages', () => {
         // Log out: the navbar (and its profile menu) is hidden on /doctor-subscription,
         // so revoke the token through the API and forget it like the app does.
         assert.equal((await apiPost('/api/auth/logout', {}, session.token)).status, 200);
+        await page.context().clearCookies();
         await page.evaluate(() => localStorage.clear());
     });
 
@@ -450,7 +450,9 @@ describe('registration and legal pages', () => {
         assert.equal(response.status(), 201, await response.text());
         const sent = response.request().postDataJSON();
         // Sent as the hospital: its token is what lets the server file the doctor under it.
-        assert.equal((await response.request().allHeaders()).authorization, `Bearer ${hospital.token}`);
+        const bearer = (await response.request().allHeaders()).authorization ?? '';
+        const claims = JSON.parse(Buffer.from(bearer.split('.')[1] ?? '', 'base64url').toString() || 'null');
+        assert.equal(claims?.sub, hospital.user._id);
         assert.equal(sent.isHospitalCreated, true);
         assert.equal(sent.hospitalId, hospitalId);
         await waitForPath(page, '/manage');
@@ -458,12 +460,9 @@ describe('registration and legal pages', () => {
         await page.getByTestId('toast').filter({ hasText: 'Registration successful!' }).waitFor();
 
         // The hospital is still the one signed in.
-        const stored = await page.evaluate(() => ({
-            token: localStorage.getItem('token'),
-            user: JSON.parse(localStorage.getItem('user') ?? 'null'),
-        }));
-        assert.equal(stored.token, hospital.token);
+        const stored = await pageSession(page);
         assert.equal(stored.user.role, 'hospital');
+        assert.equal(stored.user._id, hospital.user._id);
         // The doctor exists, belongs to the hospital, and can sign in.
         const login = await apiPost('/api/auth/login', { email, password: 'staff-secret', role: 'doctor' });
         assert.equal(login.status, 200, JSON.stringify(login.body));
@@ -492,7 +491,7 @@ describe('registration and legal pages', () => {
         // /admin-dashboard hands admins over to the console at /admin/.
         await page.waitForURL(current => new URL(current).pathname.startsWith('/admin/'), { timeout: TIMEOUT });
         assert.ok(visited.includes('/admin-dashboard'), visited.join(' → '));
-        const user = await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null'));
+        const { user } = await pageSession(page, 'admin');
         assert.equal(user?.role, 'admin');
         assert.equal(user?.email, email);
     });

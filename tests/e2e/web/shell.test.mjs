@@ -29,6 +29,7 @@ describe('web app shell', () => {
     });
     afterEach(async () => {
         // Each case starts signed out with default preferences.
+        await page.context().clearCookies();
         await page.goto(url('/privacy-policy'));
         await page.evaluate(() => localStorage.clear());
     });
@@ -51,7 +52,11 @@ describe('web app shell', () => {
         await heading(page, 'Profile').waitFor();
         await page.getByTestId('profile-menu').waitFor();
 
-        await page.evaluate(() => localStorage.setItem('token', 'not-a-real-token'));
+        // A refresh cookie the server refuses (forged, or its session ended).
+        await page.context().clearCookies();
+        await page
+            .context()
+            .addCookies([{ name: 'cara_session', value: 'not-a-real-token', domain: new URL(url('/')).hostname, path: '/api/auth/refresh' }]);
         await page.reload();
         await waitForPath(page, '/');
         assert.equal(await storage(page, 'token'), null);

@@ -2,7 +2,7 @@ import { paths } from '@/config/paths';
 import { api, errorMessage, fieldErrors } from '@/lib/api/client';
 import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
-import { sessionStore, type SessionUser } from '@/lib/session/storage';
+import { renewSession, sessionStore, type SessionUser } from '@/lib/session/storage';
 import { MAX_FILE_BYTES, type ProfileBody } from './model';
 
 /**
@@ -75,8 +75,12 @@ export const uploadCertificate = (
                 return;
             }
             if (request.status === 401 && token) {
-                sessionStore.clear();
-                window.location.assign(paths.login);
+                // The access token ran out: renewed for the next try, else the session is over.
+                void renewSession().then(ok => {
+                    if (ok) return;
+                    sessionStore.clear();
+                    window.location.assign(paths.login);
+                });
             }
             const fields = fieldErrors(body);
             if (request.status === 413) resolve(failure(TOO_LARGE, 413));

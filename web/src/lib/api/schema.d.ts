@@ -4493,6 +4493,13 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
+            /** @description No session cookie: nobody to sign back in */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not signed in, or the token is no longer valid */
             401: {
                 headers: {

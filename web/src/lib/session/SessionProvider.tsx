@@ -1,11 +1,11 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 
 import { api } from '../api/client';
-import { sessionStore, type SessionUser } from './storage';
+import { renewSession, sessionStore, type SessionUser } from './storage';
 
 interface SessionValue {
     user: SessionUser | null;
-    /** True until the stored token has been checked against GET /api/auth/user. */
+    /** True until the session has been restored (or not) from the refresh cookie. */
     loading: boolean;
     signIn: (token: string, user: SessionUser) => void;
     /** Revokes the token on the server (best effort) and forgets it here. */
@@ -15,36 +15,17 @@ interface SessionValue {
 
 const SessionContext = createContext<SessionValue | null>(null);
 
-/** Spec §4 "Session": the stored token is checked on load; a refused token is cleared. */
+/** Spec §4 "Session": on load the session is restored from the HttpOnly refresh cookie
+ * (POST /api/auth/refresh); without one, or when it is refused, nobody is signed in. */
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
     const [user, setUser] = useState<SessionUser | null>(null);
     const [loading, setLoading] = useState(true);
 
     useEffect(() => {
         let cancelled = false;
-        if (!sessionStore.token()) {
-            setLoading(false);
-            return;
-        }
-        api.GET('/api/auth/user')
-            .then(({ data, response }) => {
-                if (cancelled) return;
-                if (data) {
-                    sessionStore.saveUser(data);
-                    setUser(data);
-                } else if (response.status === 401 || response.status === 403) {
-                    // The server refused the token (expired, revoked, account disabled).
-                    sessionStore.clear();
-                    setUser(null);
-                } else {
-                    // A server hiccup is not a sign-out: keep the stored user; the
-                    // next call that gets a 401 ends the session.
-                    setUser(sessionStore.user());
-                }
-            })
-            .catch(() => {
-                // Network failure, or the page is being left mid-request.
-                if (!cancelled) setUser(sessionStore.user());
+        renewSession()
+            .then(ok => {
+                if (!cancelled) setUser(ok ? sessionStore.user() : null);
             })
             .finally(() => {
                 if (!cancelled) setLoading(false);
@@ -61,7 +42,7 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
 
     const signOut = useCallback(async () => {
         if (sessionStore.token()) {
-            // Revoke server-side; the local session ends whatever the answer.
+            // Revoke server-side (the session and its cookie); the local session ends whatever the answer.
             await api.POST('/api/auth/logout').catch(() => undefined);
         }
         sessionStore.clear();

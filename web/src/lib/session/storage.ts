@@ -1,44 +1,100 @@
 import type { components } from '../api/schema';
 
 /**
- * Where the session lives (spec §4): the bearer token under `token` and the
- * user under `user` in localStorage. The admin console on the same origin
- * reads the same keys, so signing out of one app signs out of the other.
+ * Where the session lives: in this page's memory only. The access token lives
+ * minutes; the refresh token that renews it is an HttpOnly cookie page script
+ * cannot read (`cara_session`, the admin console has its own), so a reload or
+ * a new tab restores the session with `renewSession()` (POST /api/auth/refresh).
+ * Nothing of the session is in localStorage or sessionStorage.
  */
 export type SessionUser = components['schemas']['UserOut'];
 export type Role = SessionUser['role'];
 
-const TOKEN_KEY = 'token';
-const USER_KEY = 'user';
+/** The header the API asks of the browser apps: sign-in then sets the refresh cookie, and the
+ * refresh endpoint refuses a call without it (no cross-site form can send it). */
+export const BROWSER_HEADER = 'X-Requested-With';
+export const BROWSER_HEADER_VALUE = 'XMLHttpRequest';
 
-const safe = <T>(work: () => T, fallback: T): T => {
+// Keys an earlier version kept the session under: removed wherever they are found.
+const LEGACY_KEYS = ['token', 'user'];
+const dropLegacy = (): void => {
     try {
-        return work();
+        for (const key of LEGACY_KEYS) localStorage.removeItem(key);
     } catch {
-        return fallback; // storage disabled (private mode): the session lasts for this page
+        // storage disabled (private mode): nothing stored either
+    }
+};
+dropLegacy();
+
+let memory: { token: string | null; user: SessionUser | null } = { token: null, user: null };
+
+export const sessionStore = {
+    token: (): string | null => memory.token,
+    user: (): SessionUser | null => memory.user,
+    save(token: string, user: SessionUser): void {
+        memory = { token, user };
+    },
+    saveUser(user: SessionUser): void {
+        memory = { ...memory, user };
+    },
+    clear(): void {
+        memory = { token: null, user: null };
+        dropLegacy();
+    },
+};
+
+let renewing: Promise<boolean> | null = null;
+
+/**
+ * A new access token (and the user) from the refresh cookie; false when there is
+ * no session to restore. Calls made at the same moment share one request: the
+ * cookie rotates at each refresh.
+ */
+export const renewSession = (): Promise<boolean> => {
+    renewing ??= (async (): Promise<boolean> => {
+        try {
+            const response = await fetch(`${import.meta.env.VITE_API_URL ?? ''}/api/auth/refresh?app=web`, {
+                method: 'POST',
+                credentials: 'same-origin',
+                headers: { [BROWSER_HEADER]: BROWSER_HEADER_VALUE },
+            });
+            if (!response.ok || response.status === 204) {
+                // 204: no session cookie (signed out); 401/403: the session is over.
+                if (response.status === 204 || response.status === 401 || response.status === 403) sessionStore.clear();
+                return false;
+            }
+            const body = (await response.json()) as { token?: unknown; user?: SessionUser };
+            if (typeof body.token !== 'string' || !body.user) return false;
+            sessionStore.save(body.token, body.user);
+            return true;
+        } catch {
+            return false; // offline, or the page is being left
+        }
+    })().finally(() => {
+        renewing = null;
+    });
+    return renewing;
+};
+
+/** Seconds until the access token's expiry (its `exp` claim), or 0 when unknown. */
+export const secondsLeft = (token: string): number => {
+    try {
+        const part = token.split('.')[1] ?? '';
+        const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
+        const exp = (JSON.parse(json) as { exp?: unknown }).exp;
+        return typeof exp === 'number' ? exp - Date.now() / 1000 : 0;
+    } catch {
+        return 0;
     }
 };
 
-export const sessionStore = {
-    token: (): string | null => safe(() => localStorage.getItem(TOKEN_KEY), null),
-    user: (): SessionUser | null =>
-        safe(() => {
-            const raw = localStorage.getItem(USER_KEY);
-            return raw ? (JSON.parse(raw) as SessionUser) : null;
-        }, null),
-    save(token: string, user: SessionUser): void {
-        safe(() => {
-            localStorage.setItem(TOKEN_KEY, token);
-            localStorage.setItem(USER_KEY, JSON.stringify(user));
-        }, undefined);
-    },
-    saveUser(user: SessionUser): void {
-        safe(() => localStorage.setItem(USER_KEY, JSON.stringify(user)), undefined);
-    },
-    clear(): void {
-        safe(() => {
-            localStorage.removeItem(TOKEN_KEY);
-            localStorage.removeItem(USER_KEY);
-        }, undefined);
-    },
+/**
+ * The access token, renewed first when it has under a minute left: for a token
+ * handed over outside the HTTP client (the live assistant's socket, uploads).
+ */
+export const freshToken = async (): Promise<string | null> => {
+    const token = sessionStore.token();
+    if (token && secondsLeft(token) > 60) return token;
+    await renewSession();
+    return sessionStore.token();
 };

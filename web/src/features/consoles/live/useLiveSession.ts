@@ -25,7 +25,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
-import { sessionStore } from '@/lib/session/storage';
+import { freshToken } from '@/lib/session/storage';
 import {
     closeReasonText,
     liveSocketUrl,
@@ -336,7 +336,6 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, op
         window.clearTimeout(retryTimer.current);
         retryTimer.current = undefined;
         setRetryAt(null);
-        const token = sessionStore.token();
         let ws: WebSocket;
         try {
             ws = new WebSocket(liveSocketUrl(consoleKey));
@@ -351,10 +350,14 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, op
         heartbeat.current = false;
         lastHeard.current = Date.now();
         ws.onopen = () => {
-            const auth: ClientMessage = { type: 'auth', token: token ?? '' };
-            if (consultation.current) auth.consultationId = consultation.current;
-            if (wantOpus.current) auth.audio = 'opus';
-            ws.send(JSON.stringify(auth));
+            // The access token lives minutes: renewed first when it is about to end.
+            void freshToken().then(token => {
+                if (socket.current !== ws || ws.readyState !== WebSocket.OPEN) return;
+                const auth: ClientMessage = { type: 'auth', token: token ?? '' };
+                if (consultation.current) auth.consultationId = consultation.current;
+                if (wantOpus.current) auth.audio = 'opus';
+                ws.send(JSON.stringify(auth));
+            });
         };
         ws.onmessage = (event: MessageEvent) => {
             if (socket.current !== ws) return;
