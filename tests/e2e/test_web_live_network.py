@@ -96,5 +96,5 @@ def test_web_live_network(
     assert result.returncode == 0, result.stdout[-10000:] + result.stderr[-3000:]
     # The figure of the 3G case (shown with `pytest -s`).
     for line in result.stdout.splitlines():
-        if "3G link:" in line:
+        if "3G link" in line:
             print(line.strip())
