@@ -161,7 +161,11 @@ export const pageSession = (page, app = 'web') =>
     }, app);
 
 export const signInAs = async (page, account, role, route = '/') => {
+    // Signed out first: the page's own session restore (a refresh answering with the previous
+    // session's rotated cookie) must not land after this login's cookie.
+    await page.context().clearCookies();
     await page.goto(url('/privacy-policy'));
+    await page.waitForLoadState('networkidle');
     const { status, body } = await browserLogin(page, account, role);
     assert.equal(status, 200, `login as ${role} failed: ${JSON.stringify(body)}`);
     await page.goto(url(route));
