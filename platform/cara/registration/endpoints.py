@@ -51,8 +51,9 @@ def signup(
         target.commit()
     finally:
         target.close()
-    if acting is None:
-        # Signed in from a browser app: its session cookie, as at login.
+    if acting is None and plan.role != "hospital":
+        # Signed in from a browser app: its session cookie, as at login. A new hospital signs
+        # in afterwards (spec: registration goes on to /hospital-login), so it gets no session.
         token = auth_service.start_browser_session(session, request, response, token)
         session.commit()
     return SignupResponse(message="Registration successful", data=AuthData(token=token, user=user))

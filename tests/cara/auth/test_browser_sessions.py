@@ -14,7 +14,7 @@ from cara.config import get_settings
 from cara.kit.db import session_scope
 from cara.models import SessionFamily
 from cara.models.base import utcnow
-from tests.factories import auth, doctor_payload, signup
+from tests.factories import auth, doctor_payload, hospital_payload, signup
 
 BROWSER = {"X-Requested-With": "XMLHttpRequest"}
 PASSWORD = "password-long"
@@ -265,3 +265,10 @@ def test_a_browser_sign_up_starts_a_session_an_api_one_does_not(client: Any) -> 
     plain = client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD))
     assert plain.status_code == 201
     assert "set-cookie" not in plain.headers
+
+
+def test_a_hospital_sign_up_starts_no_session(client: Any) -> None:
+    """The spec sends a newly registered hospital to its login page: no cookie to skip it."""
+    r = client.post("/api/auth/signup", json=hospital_payload(password=PASSWORD), headers=BROWSER)
+    assert r.status_code == 201, r.text
+    assert "set-cookie" not in r.headers

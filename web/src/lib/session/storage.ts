@@ -50,14 +50,20 @@ let renewing: Promise<boolean> | null = null;
  * no session to restore. Calls made at the same moment share one request: the
  * cookie rotates at each refresh.
  */
+const refreshFrom = (app: 'web' | 'admin'): Promise<Response> =>
+    fetch(`${import.meta.env.VITE_API_URL ?? ''}/api/auth/refresh?app=${app}`, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { [BROWSER_HEADER]: BROWSER_HEADER_VALUE },
+    });
+
 export const renewSession = (): Promise<boolean> => {
     renewing ??= (async (): Promise<boolean> => {
         try {
-            const response = await fetch(`${import.meta.env.VITE_API_URL ?? ''}/api/auth/refresh?app=web`, {
-                method: 'POST',
-                credentials: 'same-origin',
-                headers: { [BROWSER_HEADER]: BROWSER_HEADER_VALUE },
-            });
+            let response = await refreshFrom('web');
+            // An admin who signed in at /admin-login holds the admin console's cookie only;
+            // the spec gives admins this app's /profile and /admin-dashboard too.
+            if (response.status === 204) response = await refreshFrom('admin');
             if (!response.ok || response.status === 204) {
                 // 204: no session cookie (signed out); 401/403: the session is over.
                 if (response.status === 204 || response.status === 401 || response.status === 403) sessionStore.clear();
