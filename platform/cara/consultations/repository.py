@@ -237,14 +237,17 @@ def _gather(session: Session, which: ColumnElement[bool]) -> int:
         .where(TranscriptLine.consultation_id == Consultation.id)
         .scalar_subquery()
     )
-    words = func.concat_ws(
-        " ",
-        literal("zd") + func.replace(func.cast(Consultation.doctor_account_id, String), "-", ""),
+    # Joined with || and coalesce rather than concat_ws: concat_ws is STABLE, and Citus refuses a
+    # STABLE function over columns in an UPDATE of a distributed table. The extra spaces of empty
+    # parts vanish in regexp_replace below, so the document is the same.
+    words = literal("zd") + func.replace(func.cast(Consultation.doctor_account_id, String), "-", "")
+    for part in (
         Consultation.title,
         Consultation.patient_reference["recordNumber"].astext,
         Consultation.patient_reference["name"].astext,
         transcript,
-    )
+    ):
+        words = words + literal(" ") + func.coalesce(part, literal(""))
     result = session.execute(
         update(Consultation)
         .where(which)

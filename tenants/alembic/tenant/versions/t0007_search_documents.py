@@ -18,23 +18,21 @@ depends_on: str | Sequence[str] | None = None
 
 # The document cara.consultations.repository writes (_gather), as of this revision: the doctor's
 # token, title, patient reference and at most 400,000 characters of transcript, letters and digits.
+# Joined with || (immutable), not concat_ws (STABLE), which Citus refuses over columns in an UPDATE.
 GATHER = """
 UPDATE "{schema}".consultations AS c
 SET search = to_tsvector(
         'simple'::regconfig,
         regexp_replace(
-            concat_ws(
-                ' ',
-                'zd' || replace(CAST(c.doctor_account_id AS text), '-', ''),
-                c.title,
-                c.patient_reference ->> 'recordNumber',
-                c.patient_reference ->> 'name',
-                (
-                    SELECT left(string_agg(t.text, ' ' ORDER BY t.seq), 400000)
-                    FROM "{schema}".transcript_lines AS t
-                    WHERE t.consultation_id = c.id
-                )
-            ),
+            'zd' || replace(CAST(c.doctor_account_id AS text), '-', '')
+            || ' ' || coalesce(c.title, '')
+            || ' ' || coalesce(c.patient_reference ->> 'recordNumber', '')
+            || ' ' || coalesce(c.patient_reference ->> 'name', '')
+            || ' ' || coalesce((
+                SELECT left(string_agg(t.text, ' ' ORDER BY t.seq), 400000)
+                FROM "{schema}".transcript_lines AS t
+                WHERE t.consultation_id = c.id
+            ), ''),
             '[^[:alnum:]]+', ' ', 'g'
         )
     ),
