@@ -6,7 +6,10 @@
 Two uvicorn processes with the same flags (one worker each): the product (`cara.main:app`, its own
 throwaway database, a hospital with 10 hospital-created doctors and 10 independent doctors, real
 tokens) and `bare_app.py` (FastAPI, `async def` handlers, no middleware) answering the same paths
-with the very bytes the product answered (status, content type, body). Rows:
+with the very bytes the product answered (status, content type, body). For the authenticated
+rows the bare app is measured a second time as the floor: the same answer after one single-row
+read of the product's database (psycopg 3 async, a pool of DB_POOL_SIZE connections; bare_app.py),
+so the figures say what part of the gap one PostgreSQL round trip explains on this machine. Rows:
 
 - `GET /api/health/live`: no token, no database: the middleware stack (tracing, metrics, request
   ids, security headers, access log, body limit, gzip) and routing;
@@ -52,6 +55,7 @@ from _common import (
     create_doctors,
     create_hospitals,
     log,
+    plain_conninfo,
     process_cpu_seconds,
     run_bench,
 )
@@ -221,7 +225,7 @@ def wrk(binary: str, base_url: str, pid: int, row: Row, *, seconds: float, conne
 class BareServer:
     """`python -m uvicorn bare_app:app` with the product's uvicorn flags, as a child process."""
 
-    def __init__(self, log_path: Path, responses: Path) -> None:
+    def __init__(self, log_path: Path, responses: Path, *, database: str = "", accounts: str = "") -> None:
         from cara_devstack import embedded
 
         self._embedded = embedded
@@ -239,7 +243,8 @@ class BareServer:
             "127.0.0.1",
         ]
         argv += ["--port", str(self.port), "--workers", "1", "--log-level", "warning"]
-        env = {**os.environ, "BARE_RESPONSES": str(responses)}
+        env = {**os.environ, "BARE_RESPONSES": str(responses), "BARE_DATABASE": database}
+        env |= {"BARE_ACCOUNTS": accounts, "BARE_POOL": os.environ.get("DB_POOL_SIZE", "20")}
         self.process = embedded.spawn(
             argv, death_signal=signal.SIGTERM, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT
         )
@@ -379,17 +384,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="cara-bare-") as tmp:
             responses = Path(tmp) / "responses.json"
             record_responses(api, rows, responses)
-            bare = BareServer(Path(tmp) / "bare.log", responses)
+            # The floor: the bare app plus one single-row read of the same database (bare_app.py).
+            bare = BareServer(
+                Path(tmp) / "bare.log",
+                responses,
+                database=plain_conninfo(os.environ["DATABASE_URL"]),
+                accounts=",".join(str(d.account_id) for d in hospital_doctors + independent),
+            )
             try:
                 bare.wait_ready("/api/health/live")
                 servers = {
                     "product": (api.base_url, api.process.pid),
                     "bare": (bare.base_url, bare.process.pid),
+                    "floor": (bare.base_url + "/floor", bare.process.pid),
                 }
                 results: dict[tuple[str, str], Load] = {}
                 for row in [r for r in rows if plan.rows in r.name]:
+                    which_ones = ["product", "bare"] + (["floor"] if row.authenticated else [])
                     for r in range(plan.rounds):
-                        order = ("product", "bare") if r % 2 == 0 else ("bare", "product")
+                        order = which_ones if r % 2 == 0 else which_ones[::-1]
                         for which in order:
                             url, pid = servers[which]
                             wrk(binary, url, pid, row, seconds=1, connections=plan.connections)
@@ -401,6 +414,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                     log(f"{row.name}\n    product {p.line()}\n    bare    {b.line()}")
                     thr, lat = p.rps / b.rps, p.p50 / b.p50
                     if row.authenticated:
+                        f = results[(row.name, "floor")]
+                        log(f"    floor   {f.line()}")
+                        summary.add(
+                            f"{row.name}: floor (bare + 1 read) / bare",
+                            f"req/s {f.rps / b.rps:.2f}x, p50 {f.p50 / b.p50:.2f}x, CPU {f.cpu_ms:.3f} ms",
+                            "",
+                            None,
+                        )
+                        summary.add(
+                            f"{row.name}: product / floor",
+                            f"req/s {p.rps / f.rps:.2f}x, p50 {p.p50 / f.p50:.2f}x",
+                            "",
+                            None,
+                        )
                         summary.add(
                             f"{row.name}: req/s ratio",
                             f"{p.rps:.0f} / {b.rps:.0f} = {thr:.2f}x",
