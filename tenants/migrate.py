@@ -6,8 +6,15 @@
   and a failure in one schema is reported without stopping the others.
 
 The tenant tree is driven through Alembic's MigrationContext directly rather
-than re-running env.py per schema: the script directory is parsed once and a
-no-op pass over a schema costs one version-table read.
+than re-running env.py per schema: the script directory is parsed once.
+
+With thousands of schemas the per-schema round trips are the cost, so
+`upgrade_tenant_schemas` first reads every schema's version and the state of
+every tenant role with a few catalog queries (batches of `VERSION_BATCH`
+schemas): schemas already at the target with a complete role are skipped
+without opening a transaction; Alembic runs only on the schemas behind, and
+the role's grants are (re)issued only where the catalog shows something
+missing (a new role, a table without its grant).
 """
 
 from __future__ import annotations
@@ -100,15 +107,23 @@ def upgrade_tenant_schema(
     *,
     target: str = "head",
     scripts: Path | None = None,
+    grants: bool = True,
+    on_citus: bool | None = None,
+    database: str | None = None,
 ) -> None:
-    """Upgrade one tenant schema on `connection` (caller owns the transaction)."""
+    """Upgrade one tenant schema on `connection` (caller owns the transaction).
+
+    `grants=False` leaves the tenant role alone unless the catalog shows it lacks something
+    afterwards (a table a revision added without its grant); `on_citus` and `database` (the
+    current database's name) spare their lookups when the caller knows them.
+    """
     naming.checked(schema)
     # create_table and friends honour schema_translate_map, but Alembic's ALTER
     # operations (add_column, alter_column, ...) render the bare table name.
     # A transaction-local search_path makes those land in this schema too; it
     # ends with the transaction, so it cannot leak through the pool.
     connection.execute(text(f'SET LOCAL search_path TO "{schema}"'))
-    if citus.active(connection):
+    if citus.active(connection) if on_citus is None else on_citus:
         citus.allow_tenant_triggers(connection)
     bound = connection.execution_options(schema_translate_map={None: schema})
     _run(
@@ -118,12 +133,83 @@ def upgrade_tenant_schema(
         version_schema=schema,
         metadata=TenantBase.metadata,
     )
-    roles.ensure_tenant_role(connection, schema)
+    if grants or roles.incomplete_roles(connection, [schema], database=database, login=on_citus):
+        roles.ensure_tenant_role(connection, schema)
 
 
 def tenant_revision(connection: Connection, schema: str) -> str | None:
     ctx = MigrationContext.configure(connection=connection, opts={"version_table_schema": schema})
     return ctx.get_current_revision()
+
+
+# One statement reads the Alembic versions of this many schemas.
+VERSION_BATCH = 500
+
+
+def tenant_versions(connection: Connection, schemas: Sequence[str]) -> dict[str, frozenset[str]]:
+    """Every schema's Alembic version(s), in a few statements whatever the number of schemas.
+
+    A catalog query finds the schemas that have a version table, then one `UNION ALL` per
+    `VERSION_BATCH` of them reads the rows. A schema without a version table (or without the
+    schema itself) maps to an empty set.
+    """
+    names = [naming.checked(s) for s in schemas]
+    present = set(
+        connection.execute(
+            text(
+                "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE c.relname = 'alembic_version' AND c.relkind IN ('r', 'p')"
+                " AND n.nspname = ANY(CAST(:schemas AS text[]))"
+            ),
+            {"schemas": names},
+        ).scalars()
+    )
+    found: dict[str, set[str]] = {s: set() for s in names}
+    with_table = [s for s in names if s in present]
+    for start in range(0, len(with_table), VERSION_BATCH):
+        chunk = with_table[start : start + VERSION_BATCH]
+        # The names are checked tenant schema names: safe to inline, as in every DDL here.
+        query = " UNION ALL ".join(
+            f"SELECT '{s}' AS schema, version_num FROM \"{s}\".alembic_version" for s in chunk
+        )
+        for schema, version in connection.execute(text(query)):
+            found[schema].add(version)
+    return {s: frozenset(v) for s, v in found.items()}
+
+
+def target_revisions(target: str, scripts: Path | None = None) -> frozenset[str]:
+    """The revision ids a schema holds once upgraded to `target` ("head", a revision id, ...)."""
+    script = tenant_scripts(scripts)
+    return frozenset(r.revision for r in script.get_revisions(target) if r is not None)
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    """What each schema needs: Alembic (`behind`), only its role's grants (`grants`), or nothing."""
+
+    behind: list[str]
+    grants: list[str]
+    current: list[str]
+    incomplete_roles: frozenset[str]
+
+
+def plan_tenant_upgrade(
+    connection: Connection, schemas: Sequence[str], *, target: str = "head", scripts: Path | None = None
+) -> MigrationPlan:
+    """Which of `schemas` need work to reach `target`, from a few catalog queries for all of them."""
+    wanted = target_revisions(target, scripts)
+    valid = [s for s in schemas if naming.is_valid_schema(s)]  # the others fail on their own, later
+    versions = tenant_versions(connection, valid)
+    incomplete = frozenset(roles.incomplete_roles(connection, valid))
+    behind, grants, current = [], [], []
+    for schema in schemas:
+        if versions.get(schema, frozenset()) != wanted or not wanted:
+            behind.append(schema)
+        elif schema in incomplete:
+            grants.append(schema)
+        else:
+            current.append(schema)
+    return MigrationPlan(behind, grants, current, incomplete)
 
 
 @dataclass(frozen=True)
@@ -132,6 +218,7 @@ class SchemaResult:
     ok: bool
     seconds: float
     error: str | None = None
+    skipped: bool = False  # already at the target with a complete role: nothing was run
 
 
 def upgrade_tenant_schemas(
@@ -146,28 +233,49 @@ def upgrade_tenant_schemas(
 
     Returns one result per schema, in the order given; failures carry the
     error text and do not stop the others (a failed schema stays at its
-    previous revision, since its transaction rolled back).
+    previous revision, since its transaction rolled back). Schemas already at
+    `target` whose role is complete are read in bulk first and skipped
+    (`skipped=True`); the others get Alembic, and their role's grants where the
+    catalog shows any missing (`plan_tenant_upgrade`).
 
     Parallelism uses processes, not threads: revision scripts call Alembic's
     module-level `op` proxy, which points at one migration context per
     process, so two threads migrating at once would cross their operations.
     """
-    jobs = max(1, min(jobs, len(schemas)))
+    with engine.connect() as conn:
+        plan = plan_tenant_upgrade(conn, schemas, target=target, scripts=scripts)
+        on_citus = citus.active(conn)
+    todo = [*plan.behind, *plan.grants]
+    skipped = {s: SchemaResult(s, True, 0.0, skipped=True) for s in plan.current}
+    if not todo:
+        return [skipped[s] for s in schemas]
+    work = [(s, s in plan.incomplete_roles, s in plan.behind) for s in todo]
+    jobs = max(1, min(jobs, len(work)))
     url = engine.url.render_as_string(hide_password=False)
     location = str(scripts) if scripts else None
     if jobs == 1:
-        return _upgrade_chunk(url, list(schemas), target, location, engine=engine)
-    chunks = [list(schemas[i::jobs]) for i in range(jobs)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_upgrade_chunk, url, chunk, target, location) for chunk in chunks]
-        by_schema = {r.schema: r for f in futures for r in f.result()}
+        done = _upgrade_chunk(url, work, target, location, on_citus, engine=engine)
+    else:
+        chunks = [work[i::jobs] for i in range(jobs)]
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+            futures = [
+                pool.submit(_upgrade_chunk, url, chunk, target, location, on_citus) for chunk in chunks
+            ]
+            done = [r for f in futures for r in f.result()]
+    by_schema = {**skipped, **{r.schema: r for r in done}}
     return [by_schema[s] for s in schemas]
 
 
 def _upgrade_chunk(
-    url: str, schemas: list[str], target: str, location: str | None, engine: Engine | None = None
+    url: str,
+    work: list[tuple[str, bool, bool]],
+    target: str,
+    location: str | None,
+    on_citus: bool,
+    engine: Engine | None = None,
 ) -> list[SchemaResult]:
-    """Runs in a worker process (or inline): migrate `schemas` one by one."""
+    """Runs in a worker process (or inline): for each (schema, role incomplete, behind), one
+    transaction with Alembic when behind and the role's grants when incomplete."""
     from cara.kit.db import make_engine
 
     own_engine = engine is None
@@ -176,11 +284,24 @@ def _upgrade_chunk(
     tenant_scripts(scripts)  # parse the script directory once per process
     results = []
     try:
-        for schema in schemas:
+        with engine.connect() as conn:
+            database = str(conn.execute(text("SELECT current_database()")).scalar_one())
+        for schema, incomplete, behind in work:
             started = time.perf_counter()
             try:
                 with engine.begin() as conn:
-                    upgrade_tenant_schema(conn, schema, target=target, scripts=scripts)
+                    if behind:
+                        upgrade_tenant_schema(
+                            conn,
+                            schema,
+                            target=target,
+                            scripts=scripts,
+                            grants=incomplete,
+                            on_citus=on_citus,
+                            database=database,
+                        )
+                    else:
+                        roles.ensure_tenant_role(conn, schema)
             except Exception as exc:  # reported per schema, never raised
                 detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
                 results.append(

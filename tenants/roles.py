@@ -94,6 +94,62 @@ def ensure_tenant_role(connection: Connection, schema: str) -> str:
     return role
 
 
+# One catalog query checks this many schemas' roles.
+CHECK_BATCH = 1000
+
+_INCOMPLETE = text(
+    """
+    SELECT t.schema
+    FROM unnest(CAST(:schemas AS text[]), CAST(:roles AS text[])) AS t(schema, role)
+    LEFT JOIN pg_namespace n ON n.nspname = t.schema
+    LEFT JOIN pg_roles r ON r.rolname = t.role
+    WHERE n.oid IS NULL OR r.oid IS NULL
+       OR (CAST(:login AS boolean) AND NOT r.rolcanlogin)
+       OR NOT pg_has_role(current_user, r.oid, 'MEMBER')
+       OR NOT EXISTS (
+            SELECT 1 FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid
+            WHERE m.member = r.oid AND b.rolname = :base)
+       OR NOT EXISTS (
+            SELECT 1 FROM aclexplode(n.nspacl) a WHERE a.grantee = r.oid AND a.privilege_type = 'USAGE')
+       OR EXISTS (
+            SELECT 1 FROM pg_class c
+            WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+              AND NOT EXISTS (SELECT 1 FROM aclexplode(c.relacl) a WHERE a.grantee = r.oid))
+       OR (SELECT count(DISTINCT d.defaclobjtype) FROM pg_default_acl d, aclexplode(d.defaclacl) a
+           WHERE d.defaclnamespace = n.oid AND d.defaclobjtype IN ('r', 'S') AND a.grantee = r.oid) < 2
+    """
+)
+
+
+def incomplete_roles(
+    connection: Connection, schemas: list[str], *, database: str | None = None, login: bool | None = None
+) -> set[str]:
+    """The schemas among `schemas` whose tenant role is not what `ensure_tenant_role` leaves.
+
+    Checked in the catalog, `CHECK_BATCH` schemas a query: the role exists (and may log in on
+    Citus), the current user may SET ROLE to it, it is a member of the base role, it has USAGE on
+    its schema, a grant on every table and sequence there, and default privileges for the tables
+    and sequences created later. `ensure_tenant_role` need only run for the schemas returned.
+    `database` (the current database's name) and `login` (Citus: roles log in) spare their
+    lookups when the caller knows them.
+    """
+    if database is None:
+        database = str(connection.execute(text("SELECT current_database()")).scalar_one())
+    if login is None:
+        login = citus.active(connection)
+    found: set[str] = set()
+    for start in range(0, len(schemas), CHECK_BATCH):
+        chunk = schemas[start : start + CHECK_BATCH]
+        params = {
+            "schemas": chunk,
+            "roles": [role_for(database, s) for s in chunk],
+            "login": login,
+            "base": base_role(database),
+        }
+        found.update(connection.execute(_INCOMPLETE, params).scalars())
+    return found
+
+
 def drop_roles(connection: Connection, database: str) -> int:
     """Drop every tenant role of `database` (after that database is gone)."""
     names = list(

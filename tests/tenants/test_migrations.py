@@ -13,7 +13,7 @@ from sqlalchemy import MetaData, text
 
 from cara.kit.db import get_engine, platform_session
 from cara.models import PlatformBase, TenantBase
-from tenants import migrate, registry
+from tenants import migrate, registry, roles
 from tenants.__main__ import main as cli
 from tenants.provisioning import create_tenant_schema
 from tests.factories import hospital_payload, signup
@@ -139,6 +139,88 @@ class TestMigrateAll:
                     conn.execute(text(f'ALTER TABLE "{schema}".doctors DROP COLUMN nickname'))
                 conn.execute(text(f'UPDATE "{schema}".alembic_version SET version_num = :h'), {"h": _head()})
             conn.execute(text(f'ALTER TABLE "{broken}".doctors DROP COLUMN nickname'))
+
+
+def _tree_with_column(tmp_path: Path) -> Path:
+    """A copy of the tenant tree with one more revision (t9999) adding doctors.nickname."""
+    scripts = tmp_path / "tenant"
+    shutil.copytree(migrate.TENANT_SCRIPTS, scripts)
+    (scripts / "versions" / "t9999_test_column.py").write_text(
+        textwrap.dedent(
+            f'''
+            import sqlalchemy as sa
+            from alembic import op
+
+            revision = "t9999"
+            down_revision = "{_head()}"
+            branch_labels = None
+            depends_on = None
+
+
+            def upgrade():
+                op.add_column("doctors", sa.Column("nickname", sa.String(20)))
+
+
+            def downgrade():
+                op.drop_column("doctors", "nickname")
+            '''
+        )
+    )
+    return scripts
+
+
+class TestMigrateOnlyWhatNeedsIt:
+    def test_schemas_at_target_are_skipped_and_the_one_behind_is_migrated(
+        self, client: Any, tmp_path: Path
+    ) -> None:
+        for _ in range(4):
+            signup(client, hospital_payload())
+        with platform_session() as s:
+            schemas = registry.all_schema_names(s)
+        scripts = _tree_with_column(tmp_path)
+        behind, regrant, missing = schemas[1], schemas[2], "hospital_ffffffffffff"
+        # every schema but `behind` is already at t9999, as if migrated before
+        with get_engine().begin() as conn:
+            database = str(conn.execute(text("SELECT current_database()")).scalar_one())
+            for schema in schemas:
+                if schema != behind:
+                    conn.execute(text(f'ALTER TABLE "{schema}".doctors ADD COLUMN nickname varchar(20)'))
+                    conn.execute(text(f"UPDATE \"{schema}\".alembic_version SET version_num = 't9999'"))
+            # and one role lost its rights on its schema's tables
+            role = roles.role_for(database, regrant)
+            conn.execute(text(f'REVOKE ALL ON ALL TABLES IN SCHEMA "{regrant}" FROM "{role}"'))
+        with get_engine().connect() as conn:
+            plan = migrate.plan_tenant_upgrade(conn, [*schemas, missing], target="t9999", scripts=scripts)
+        assert plan.behind == [behind, missing]
+        assert plan.grants == [regrant]
+        assert sorted(plan.current) == sorted(set(schemas) - {behind, regrant})
+
+        results = migrate.upgrade_tenant_schemas(
+            get_engine(), [*schemas, missing], target="t9999", jobs=2, scripts=scripts
+        )
+        by_schema = {r.schema: r for r in results}
+        # the schema that does not exist is reported, and did not stop the others
+        assert [r.schema for r in migrate.failed(results)] == [missing]
+        assert not by_schema[behind].skipped and not by_schema[regrant].skipped
+        assert {s for s, r in by_schema.items() if r.skipped} == set(plan.current)
+        with get_engine().begin() as conn:
+            versions = migrate.tenant_versions(conn, schemas)
+            assert set(versions.values()) == {frozenset({"t9999"})}
+            # the revision really ran on the schema behind
+            conn.execute(text(f'SELECT nickname FROM "{behind}".doctors'))
+            # and the role's grants are back
+            assert roles.incomplete_roles(conn, schemas) == set()
+            for schema in schemas:
+                conn.execute(text(f'ALTER TABLE "{schema}".doctors DROP COLUMN nickname'))
+                conn.execute(text(f'UPDATE "{schema}".alembic_version SET version_num = :h'), {"h": _head()})
+
+    def test_nothing_to_do_runs_nothing(self, client: Any) -> None:
+        signup(client, hospital_payload())
+        with platform_session() as s:
+            schemas = registry.all_schema_names(s)
+        results = migrate.upgrade_tenant_schemas(get_engine(), schemas, jobs=4)
+        assert [r.skipped for r in results] == [True] * len(schemas)
+        assert not migrate.failed(results)
 
 
 class TestCli:
