@@ -312,13 +312,25 @@ def citus_database(redis_url: str, *, poolers: bool = False) -> Iterator[Servers
 
 
 def set_up(deployment: Deployment, plan: Plan, stack: ExitStack, log_dir: Path) -> None:
+    # The admin signs in with a password alone (no TOTP enrolment) in this throwaway database.
     configure_env(
         deployment.found,
-        {"FIRST_ADMIN_EMAIL": ADMIN_EMAIL, "FIRST_ADMIN_PASSWORD": ADMIN_PASSWORD},
+        {
+            "FIRST_ADMIN_EMAIL": ADMIN_EMAIL,
+            "FIRST_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "ADMIN_MFA_REQUIRED": "false",
+        },
     )
     deployment.env = {
         k: os.environ[k]
-        for k in ("CARA_ENV", "DATABASE_URL", "REDIS_URL", "JWT_SECRET", "OTEL_TRACES_EXPORTER")
+        for k in (
+            "CARA_ENV",
+            "DATABASE_URL",
+            "REDIS_URL",
+            "JWT_SECRET",
+            "OTEL_TRACES_EXPORTER",
+            "ADMIN_MFA_REQUIRED",
+        )
     }
     deployment.env.update(FIRST_ADMIN_EMAIL=ADMIN_EMAIL, FIRST_ADMIN_PASSWORD=ADMIN_PASSWORD)
     use(deployment)
