@@ -549,6 +549,178 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
         return list(pool.map(one, range(len(owners))))
 
 
+def ready_to_register_doctors(account: Login) -> None:
+    """What a hospital needs before it registers doctors through the API: its email proven (as
+    following the emailed link does) and a live subscription with seats (the Gold plan, 50
+    doctors, paid this month)."""
+    from sqlalchemy import text
+
+    from cara.kit.db import get_engine
+
+    with get_engine().begin() as conn:
+        conn.execute(
+            text("UPDATE platform.accounts SET email_verified_at = now() WHERE id = :i"),
+            {"i": account.account_id},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO platform.subscriptions (id, account_id, plan_id, status, billing_cycle,"
+                " current_period_start, current_period_end, cancel_at_period_end, last_payment_at,"
+                " created_at, updated_at)"
+                " SELECT gen_random_uuid(), :i, p.id, 'active', 'monthly', now(), now() + interval '30 days',"
+                " false, now(), now(), now() FROM platform.plans p"
+                " WHERE p.audience = 'hospital' AND p.max_doctors IS NOT NULL"
+                " ORDER BY p.max_doctors DESC LIMIT 1"
+            ),
+            {"i": account.account_id},
+        )
+
+
+def fill_bare_hospitals(
+    schemas: Sequence[str], base_url: str, *, batch: int = 250
+) -> tuple[list[Login], list[Login]]:
+    """A hospital account and one hospital-created doctor in each of `schemas` (existing hospital
+    tenants without accounts, e.g. made by `foundation.provision_schemas_fast`), fast.
+
+    One hospital is signed up for real (`create_hospitals`) and registers one doctor through
+    `POST /api/auth/signup` on the running server at `base_url`; their rows that reading them
+    needs (`platform.hospitals`, both `platform.accounts` rows, `<schema>.doctors`) are then cloned
+    into every schema with `INSERT ... SELECT` from the originals: own tenant id, fresh ids, and
+    distinct emails, names, registration and licence numbers; every other column as signup wrote
+    it. `batch` hospitals per transaction: thousands a second, where signups (which create the
+    schema too) manage a few. Audit rows and outbox jobs of the signups are not cloned. Returns
+    (hospitals, doctors) in the order of `schemas`, tokens issued as signup issues them; the
+    caller checks a sample through the API (`foundation.check_doctor_tokens`).
+    """
+    from sqlalchemy import text
+
+    from cara.auth import tokens
+    from cara.kit.db import get_engine
+
+    (hospital,) = create_hospitals(1, threads=1)
+    ready_to_register_doctors(hospital)
+    tag = secrets.token_hex(3)
+    response = httpx.post(
+        f"{base_url}/api/auth/signup",
+        json=doctor_payload(0, tag, hospital_id=None) | {"isHospitalCreated": True},
+        headers={"Authorization": f"Bearer {hospital.token}"},
+        timeout=30,
+    )
+    if response.status_code != 201:
+        raise RuntimeError(f"registering the template doctor: {response.status_code} {response.text[:300]}")
+    engine = get_engine()
+    with engine.connect() as conn:
+        doctor_id = conn.execute(
+            text("SELECT id FROM platform.accounts WHERE email = :e"),
+            {"e": f"bench-doctor-{tag}-0@example.com"},
+        ).scalar_one()
+        hospital_row = conn.execute(
+            text("SELECT id, tenant_id FROM platform.accounts WHERE id = :i"), {"i": hospital.account_id}
+        ).one()
+
+        def columns(schema: str, table: str) -> list[str]:
+            return list(
+                conn.execute(
+                    text(
+                        "SELECT column_name FROM information_schema.columns"
+                        " WHERE table_schema = :s AND table_name = :t ORDER BY ordinal_position"
+                    ),
+                    {"s": schema, "t": table},
+                ).scalars()
+            )
+
+        hospital_columns = columns("platform", "hospitals")
+        account_columns = columns("platform", "accounts")
+        doctor_columns = columns(hospital.schema, "doctors")
+        tenant_of = dict(
+            conn.execute(
+                text("SELECT schema_name, id FROM platform.tenants WHERE schema_name = ANY(:s)"),
+                {"s": list(schemas)},
+            ).all()
+        )
+    missing = [s for s in schemas if s not in tenant_of]
+    if missing:
+        raise RuntimeError(f"no tenant row for {missing[:3]}")
+
+    def select_list(cols: list[str], overrides: dict[str, str]) -> str:
+        return ", ".join(overrides.get(c, f"o.{c}") for c in cols)
+
+    def clone(table: str, cols: list[str], overrides: dict[str, str], where: str) -> str:
+        return (
+            f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select_list(cols, overrides)}"
+            f" FROM {table} o, v WHERE {where}"
+        )
+
+    suffix = "'-f' || v.n"
+    email = "replace(o.email, '@', " + suffix + " || '@')"
+    values_cte = "WITH v(n, tid, hid, haid, daid) AS (VALUES {rows})"
+    platform_rows = (
+        values_cte
+        + ", h AS ("
+        + clone(
+            "platform.hospitals",
+            hospital_columns,
+            {
+                "id": "v.hid",
+                "tenant_id": "v.tid",
+                "email": email,
+                "name": "o.name || " + suffix,
+                "registration_number": "o.registration_number || " + suffix,
+            },
+            f"o.tenant_id = '{hospital_row.tenant_id}'",
+        )
+        + ") "
+        + clone(
+            "platform.accounts",
+            account_columns,
+            {
+                "id": "CASE WHEN o.role = 'hospital' THEN v.haid ELSE v.daid END",
+                "tenant_id": "v.tid",
+                "hospital_id": "CASE WHEN o.hospital_id IS NULL THEN NULL ELSE v.hid END",
+                "email": email,
+                "name": "o.name || " + suffix,
+            },
+            f"o.id IN ('{hospital_row.id}', '{doctor_id}')",
+        )
+    )
+
+    hospitals: list[Login] = []
+    doctors: list[Login] = []
+    step = _progress(len(schemas), "hospitals (cloned)", every=2000)
+    for first in range(0, len(schemas), batch):
+        chunk = list(schemas[first : first + batch])
+        ids = [(first + i, uuid.uuid4(), uuid.uuid4(), uuid.uuid4()) for i in range(len(chunk))]
+        rows = ", ".join(
+            f"({n}, '{tenant_of[s]}'::uuid, '{hid}'::uuid, '{haid}'::uuid, '{daid}'::uuid)"
+            for s, (n, hid, haid, daid) in zip(chunk, ids, strict=True)
+        )
+        script = [platform_rows.format(rows=rows)]
+        for s, (n, _hid, _haid, daid) in zip(chunk, ids, strict=True):
+            naming_ok = s.startswith("hospital_") and s.replace("_", "").isalnum()
+            if not naming_ok:
+                raise ValueError(f"not a hospital schema: {s}")
+            script.append(
+                f"WITH v(n, daid) AS (VALUES ({n}, '{daid}'::uuid)) "
+                + clone(
+                    f'"{s}".doctors',
+                    doctor_columns,
+                    {
+                        "id": "gen_random_uuid()",
+                        "account_id": "v.daid",
+                        "license_number": "o.license_number || " + suffix,
+                    },
+                    "true",
+                ).replace(f'"{s}".doctors o', f'"{hospital.schema}".doctors o')
+            )
+        with engine.begin() as conn:
+            conn.exec_driver_sql(";\n".join(script))
+        for s, (_n, _hid, haid, daid) in zip(chunk, ids, strict=True):
+            hospitals.append(Login(haid, s, tokens.issue(account_id=haid, role="hospital", tenant_schema=s)))
+            doctors.append(Login(daid, s, tokens.issue(account_id=daid, role="doctor", tenant_schema=s)))
+            step()
+    return hospitals, doctors
+
+
 # ---------------------------------------------------------------- load generation
 
 

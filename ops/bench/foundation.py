@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,12 +45,19 @@ from _common import (
     LatencyStats,
     LoadResult,
     Login,
+    Servers,
     Summary,
+    configure_env,
     create_doctors,
     create_hospitals,
+    doctor_payload,
+    fill_bare_hospitals,
     hammer,
     hospital_payload,
+    import_app_modules,
     percentile,
+    prepare_database,
+    ready_to_register_doctors,
     run_bench,
 )
 
@@ -395,28 +403,34 @@ def bench_throughput(
     warmup: float,
     concurrency: int,
     rounds: int,
+    existing: bool = False,
 ) -> None:
     print(
         f"\n== 3) GET /api/auth/user as hospital-created doctors: {tenants} tenants vs 1 tenant", flush=True
     )
-    started = time.perf_counter()
-    hospitals = create_hospitals(tenants)
-    setup = time.perf_counter() - started
-    print(
-        f"setup: {len(hospitals)} hospital tenants + accounts in {setup:.1f} s "
-        f"({len(hospitals) / setup:.0f}/s)"
-    )
-    # One doctor in every hospital, then more in the first one until it has `single_tenant_doctors`.
-    owners = [*hospitals, *[hospitals[0]] * max(0, single_tenant_doctors - 1)]
-    started = time.perf_counter()
-    doctors = create_doctors(owners)
-    setup = time.perf_counter() - started
-    print(
-        f"setup: {len(doctors)} hospital-created doctors (one per tenant, {single_tenant_doctors} in "
-        f"{hospitals[0].schema}) in {setup:.1f} s ({len(doctors) / setup:.0f}/s)"
-    )
-
-    pools = {"A": doctors[:tenants], "B": [doctors[0], *doctors[tenants:]]}
+    if existing:
+        doctors, single = doctors_of_existing_tenants(api, tenants, single_tenant_doctors)
+        tenants = len(doctors)
+        pools = {"A": doctors, "B": single}
+    else:
+        started = time.perf_counter()
+        hospitals = create_hospitals(tenants)
+        setup = time.perf_counter() - started
+        print(
+            f"setup: {len(hospitals)} hospital tenants + accounts in {setup:.1f} s "
+            f"({len(hospitals) / setup:.0f}/s)"
+        )
+        # One doctor in every hospital, then more in the first one until it has `single_tenant_doctors`.
+        owners = [*hospitals, *[hospitals[0]] * max(0, single_tenant_doctors - 1)]
+        started = time.perf_counter()
+        doctors = create_doctors(owners)
+        setup = time.perf_counter() - started
+        print(
+            f"setup: {len(doctors)} hospital-created doctors (one per tenant, {single_tenant_doctors} in "
+            f"{hospitals[0].schema}) in {setup:.1f} s ({len(doctors) / setup:.0f}/s)"
+        )
+        pools = {"A": doctors[:tenants], "B": [doctors[0], *doctors[tenants:]]}
+    one = pools["B"][0].schema
     names = {
         "A": f"{tenants} tenants, {len(pools['A'])} doctors",
         "B": f"1 tenant, {len(pools['B'])} doctors",
@@ -425,7 +439,7 @@ def bench_throughput(
     print(
         f"token pools: A = {len(pools['A'])} doctors in {distinct['A']} schemas, "
         f"B = {len(pools['B'])} doctors in {distinct['B']} schema "
-        f"({profiles_in(hospitals[0].schema)} profile rows in {hospitals[0].schema}.doctors)"
+        f"({profiles_in(one)} profile rows in {one}.doctors)"
     )
     bad = check_doctor_tokens(api, pools)
     print(
@@ -501,6 +515,70 @@ def bench_throughput(
     summary.add("  (server CPU per request B/A)", f"{cpu_ratio:.3f}")
 
 
+def doctors_of_existing_tenants(
+    api: ApiServer, tenants: int, single_tenant_doctors: int
+) -> tuple[list[Login], list[Login]]:
+    """Scenario A and B doctors in a kept database (`--database`): a hospital-created doctor in
+    each of `tenants` hospital schemas (the accounts there, else replayed into schemas that have
+    none: `_common.fill_bare_hospitals`) and one new hospital with `single_tenant_doctors`
+    doctors registered for real. Tokens are issued here (this run's JWT key)."""
+    from sqlalchemy import text
+
+    from cara.auth import tokens
+    from cara.kit.db import get_engine
+
+    started = time.perf_counter()
+    with get_engine().connect() as conn:
+        have = conn.execute(
+            text(
+                "SELECT DISTINCT ON (t.id) t.schema_name, a.id FROM platform.tenants t"
+                " JOIN platform.accounts a ON a.tenant_id = t.id AND a.role = 'doctor'"
+                " WHERE t.kind = 'hospital' ORDER BY t.id, a.created_at"
+            )
+        ).all()
+        bare = list(
+            conn.execute(
+                text(
+                    "SELECT t.schema_name FROM platform.tenants t WHERE t.kind = 'hospital' AND NOT EXISTS"
+                    " (SELECT 1 FROM platform.accounts a WHERE a.tenant_id = t.id) ORDER BY t.schema_name"
+                )
+            ).scalars()
+        )
+    doctors = [
+        Login(account, schema, tokens.issue(account_id=account, role="doctor", tenant_schema=schema))
+        for schema, account in have[:tenants]
+    ]
+    filled = bare[: max(0, tenants - len(doctors))]
+    if filled:
+        doctors += fill_bare_hospitals(filled, api.base_url)[1]
+    print(
+        f"setup: {len(doctors)} hospital tenants with a doctor ({len(doctors) - len(filled)} found, "
+        f"{len(filled)} filled by replaying a real signup's rows) in {time.perf_counter() - started:.1f} s"
+    )
+    started = time.perf_counter()
+    (hospital,) = create_hospitals(1)
+    ready_to_register_doctors(hospital)
+    single = []
+    tag = secrets.token_hex(3)
+    with httpx.Client(base_url=api.base_url, timeout=30) as client:
+        for n in range(single_tenant_doctors):  # registered by the hospital through the API
+            response = client.post(
+                "/api/auth/signup",
+                json=doctor_payload(n, tag, hospital_id=None) | {"isHospitalCreated": True},
+                headers={"Authorization": f"Bearer {hospital.token}"},
+            )
+            if response.status_code != 201:
+                raise RuntimeError(f"registering a doctor: {response.status_code} {response.text[:300]}")
+            data = response.json()["data"]
+            single.append(Login(uuid.UUID(data["user"]["_id"]), hospital.schema, data["token"]))
+    print(
+        f"setup: a new hospital {hospital.schema} with {len(single)} doctors registered "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+    random.Random(2).shuffle(doctors)
+    return doctors, single
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -515,6 +593,7 @@ class Plan:
     concurrency: int
     rounds: int
     sections: frozenset[int]
+    database: str | None = None
 
 
 def parse_args(argv: Sequence[str] | None) -> Plan:
@@ -542,7 +621,8 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     )
     parser.add_argument(
         "--database",
-        help="only section 2, on every hospital schema of this existing database (kept as it was)",
+        help="sections 2 and 3 (--only) on this existing database's hospitals instead of a new one: "
+        "section 2 leaves it at the tree's head, section 3 adds accounts to it",
     )
     parser.add_argument(
         "--only", default="1,2,3", help="comma-separated sections to run, e.g. --only 3 (default 1,2,3)"
@@ -567,13 +647,16 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         warmup=args.warmup if args.warmup is not None else base.warmup,
         concurrency=args.concurrency,
         rounds=max(1, args.rounds or base.rounds),
-        sections=sections,
+        sections=sections if not args.database else sections - {1} or frozenset({2}),
+        database=args.database,
     )
 
 
-def migrate_existing(database: str) -> int:
-    """Section 2 on every hospital schema of an existing database (e.g. mixed_load.py --keep's
-    cara_mixed_10000), left at the tenant tree's head afterwards."""
+def on_existing(database: str, plan: Plan) -> int:
+    """Sections 2 and 3 on an existing database (e.g. mixed_load.py --keep's cara_mixed_10000):
+    2 over every hospital schema, left at the tenant tree's head afterwards; 3 over `--tenants`
+    of its hospitals (accounts added where a schema has none, and one new hospital for B: the
+    database keeps them)."""
     from sqlalchemy.engine import make_url
 
     server = os.environ.get("BENCH_DATABASE_URL")
@@ -581,31 +664,53 @@ def migrate_existing(database: str) -> int:
         raise SystemExit("--database needs BENCH_DATABASE_URL (the server holding it)")
     if "+psycopg" not in server:
         server = server.replace("postgresql://", "postgresql+psycopg://", 1)
-    os.environ.update(
-        DATABASE_URL=make_url(server).set(database=database).render_as_string(hide_password=False),
-        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
-        OTEL_TRACES_EXPORTER="none",
+    found = Servers(
+        db_server_url=server,
+        redis_url=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+        db_url=make_url(server).set(database=database).render_as_string(hide_password=False),
+        dbname=database,
     )
+    configure_env(found)
+    import_app_modules(("tenants.migrate", "tenants.roles"))
+    prepare_database()
     from sqlalchemy import select
 
     from cara.kit.db import platform_session
     from cara.models import Tenant
 
-    with platform_session() as session:
-        schemas = list(session.scalars(select(Tenant.schema_name).where(Tenant.kind == "hospital")))
     summary = Summary()
     try:
-        bench_migrations(len(schemas), summary, existing=schemas)
+        if 2 in plan.sections:
+            with platform_session() as session:
+                schemas = list(session.scalars(select(Tenant.schema_name).where(Tenant.kind == "hospital")))
+            bench_migrations(len(schemas), summary, existing=schemas)
+        if 3 in plan.sections:
+            with tempfile.TemporaryDirectory(prefix="cara-bench-") as tmp:
+                api = ApiServer(Path(tmp) / "uvicorn.log")
+                try:
+                    api.wait_ready()
+                    bench_throughput(
+                        plan.tenants,
+                        api,
+                        summary,
+                        single_tenant_doctors=plan.single_tenant_doctors,
+                        duration=plan.duration,
+                        warmup=plan.warmup,
+                        concurrency=plan.concurrency,
+                        rounds=plan.rounds,
+                        existing=True,
+                    )
+                finally:
+                    api.stop()
     finally:
         summary.print()
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None and "--database" in sys.argv:
-        at = sys.argv.index("--database")
-        return migrate_existing(sys.argv[at + 1])
     plan = parse_args(argv)
+    if plan.database:
+        return on_existing(plan.database, plan)
     summary = Summary()
 
     def body(api: ApiServer) -> None:
