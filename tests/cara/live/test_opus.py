@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from cara.live.opus import FRAME_SAMPLES, REPLY_RATE, OpusDecoder, OpusEncoder
+from cara.live.opus import (
+    FRAME_SAMPLES,
+    MAX_PACKET_MS,
+    REPLY_RATE,
+    OpusDecoder,
+    OpusEncoder,
+    packet_ms,
+    repacketize,
+)
 from cara_doubles.gemini import GeminiDouble
 from tests.cara.live.conftest import Browser, doctor_token, start_consultation
 
@@ -43,7 +51,9 @@ def test_speech_goes_down_as_opus_at_a_fraction_of_the_pcm_and_decodes_to_16_khz
     for start in range(0, len(pcm), 4_802):
         packets += encoder.encode(pcm[start : start + 4_802])
     packets += encoder.flush()
-    assert len(packets) >= 2.0 / 0.02 - 2  # one per 20 ms frame
+    # The 20 ms frames each chunk completes go out together: packets of up to 120 ms, not 100 of 20.
+    assert abs(sum(map(packet_ms, packets)) - 2000) <= 20
+    assert all(packet_ms(p) <= MAX_PACKET_MS for p in packets) and len(packets) < 2000 / 60
     size = sum(len(p) for p in packets)
     assert size * 8 / 2.0 <= 40_000, "near the 24 kb/s asked for (a pure tone costs a little more), not 384"
     assert size < len(pcm) / 10
@@ -103,9 +113,37 @@ def test_opus_both_ways_through_the_relay(
             got.append(frame)
         elif json.loads(frame).get("type") == "turnComplete":
             break
-    assert len(got) >= 24 and sum(map(len, got)) < len(reply) / 8
+    assert sum(map(packet_ms, got)) >= 480 and sum(map(len, got)) < len(reply) / 8
+    assert len(got) < 480 / 20, "the frames of a provider chunk share a binary frame"
     decoded = b"".join(OpusDecoder().decode(p) for p in got)
     assert abs(dominant_frequency(decoded[1_600:], 16_000) - 440) < 30
+
+
+def test_frames_packed_into_one_packet_decode_to_the_same_samples_as_one_by_one() -> None:
+    encoder = OpusEncoder()
+    singles: list[bytes] = []
+    for start in range(0, REPLY_RATE * 2, FRAME_SAMPLES * 2):  # 20 ms at a time: one frame each
+        singles += encoder.encode(tone(1.0, REPLY_RATE)[start : start + FRAME_SAMPLES * 2])
+    assert len(singles) == 50 and all(packet_ms(p) == 20 for p in singles)
+    packed = repacketize(singles)
+    assert [packet_ms(p) for p in packed] == [120.0] * 8 + [40.0]
+    assert packed[0][0] & 3 == 3 and packed[0][1] == 0x80 | 6  # RFC 6716 code 3, VBR, 6 frames
+    one_by_one, together = OpusDecoder(), OpusDecoder()
+    assert b"".join(map(together.decode, packed)) == b"".join(map(one_by_one.decode, singles))
+    # Frame lengths of 252 bytes and more take two bytes; another configuration starts a new packet.
+    frames = [bytes([0xD8]) + bytes(n) for n in (10, 251, 252, 255, 700, 5)] + [bytes([0xE0, 1])]
+    first, other = repacketize(frames)
+    assert first[:2] == bytes([0xDB, 0x86])
+    assert first[2:10] == bytes([10, 251, 252, 0, 255, 0, 252, 112])  # 700 = 252 + 4 * 112
+    assert len(first) == 10 + 10 + 251 + 252 + 255 + 700 + 5 and other == bytes([0xE0, 1])
+
+
+def test_digital_silence_still_comes_out_as_a_few_bytes_of_silence() -> None:
+    encoder = OpusEncoder()
+    packets = encoder.encode(bytes(REPLY_RATE * 2)) + encoder.flush()  # one second of zeros
+    assert sum(map(packet_ms, packets)) == 1000 and sum(map(len, packets)) < 400
+    decoded = samples(b"".join(map(OpusDecoder().decode, packets)))
+    assert max(map(abs, decoded)) <= 2
 
 
 @pytest.mark.parametrize("threads", [0, 2])
