@@ -34,5 +34,10 @@ class CurrentSubscription(BaseModel):
 
 
 class HospitalSubscriptionStatus(BaseModel):
+    """A hospital-created doctor's view of their hospital's subscription."""
+
     hospitalSubscriptionActive: bool
     status: str
+    planName: str | None = Field(
+        default=None, description="the hospital's plan (catalogue name, e.g. 'Bronze'); null without one"
+    )

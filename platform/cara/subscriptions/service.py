@@ -85,7 +85,12 @@ def hospital_status(session: Session, doctor: Account) -> HospitalSubscriptionSt
     owner = repository.hospital_account(session, doctor.hospital_id)
     found = latest_subscription(session, owner.id) if owner is not None else None
     status = effective_status(found[0]) if found is not None else NO_SUBSCRIPTION
-    return HospitalSubscriptionStatus(hospitalSubscriptionActive=status in ACCESS_STATUSES, status=status)
+    plan = found[1] if found is not None else None
+    return HospitalSubscriptionStatus(
+        hospitalSubscriptionActive=status in ACCESS_STATUSES,
+        status=status,
+        planName=plan.name if plan is not None else None,
+    )
 
 
 def grants_clinical_access(session: Session, doctor: Account) -> bool:

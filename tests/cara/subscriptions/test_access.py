@@ -71,12 +71,12 @@ def test_hospital_created_doctor_follows_the_hospital(client: Any) -> None:
 
     r = client.get("/api/doctors/hospital-subscription-status", headers=auth(doctor["token"]))
     assert r.status_code == 200
-    assert r.json() == {"hospitalSubscriptionActive": False, "status": "inactive"}
+    assert r.json() == {"hospitalSubscriptionActive": False, "status": "inactive", "planName": None}
     assert _access(staff["email"]) is False
 
     subscribe(hospital_body["email"], "hospital-bronze")
     r = client.get("/api/doctors/hospital-subscription-status", headers=auth(doctor["token"]))
-    assert r.json() == {"hospitalSubscriptionActive": True, "status": "active"}
+    assert r.json() == {"hospitalSubscriptionActive": True, "status": "active", "planName": "Bronze"}
     assert _access(staff["email"]) is True
 
 

@@ -12,9 +12,9 @@ import type { SessionUser } from './session/storage';
  */
 export type Access =
     | { state: 'checking' }
-    | { state: 'allowed'; status: string }
+    | { state: 'allowed'; status: string; planName?: string | null }
     | { state: 'needs-subscription'; status: string }
-    | { state: 'facility-inactive'; status: string }
+    | { state: 'facility-inactive'; status: string; planName?: string | null }
     | { state: 'error' };
 
 export const ACCESS_STATUSES: ReadonlySet<string> = new Set(['active', 'trialing']);
@@ -26,8 +26,9 @@ export const checkAccess = async (user: SessionUser): Promise<Access> => {
     if (isHospitalCreatedDoctor(user)) {
         // Spec §2: an error here is treated as inactive.
         const { data } = await api.GET('/api/doctors/hospital-subscription-status').catch(() => ({ data: undefined }));
-        if (data?.hospitalSubscriptionActive) return { state: 'allowed', status: data.status };
-        return { state: 'facility-inactive', status: data?.status ?? 'inactive' };
+        // planName: the hospital's plan, shown on the doctor's dashboard.
+        if (data?.hospitalSubscriptionActive) return { state: 'allowed', status: data.status, planName: data.planName };
+        return { state: 'facility-inactive', status: data?.status ?? 'inactive', planName: data?.planName };
     }
     const { data } = await api.GET('/api/subscription/current').catch(() => ({ data: undefined }));
     if (!data) return { state: 'error' };

@@ -35,7 +35,8 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 const DoctorDashboardPage = () => {
-    const { t, i18n } = useTranslation('doctor');
+    // subscriptions: the plan names' translations.
+    const { t, i18n } = useTranslation(['doctor', 'subscriptions']);
     const { user } = useSession();
     const [load, setLoad] = useState<Load>({ state: 'loading' });
     // A hospital-created doctor's plan is their hospital's: its status, not their own (empty) subscription.
@@ -99,9 +100,12 @@ const DoctorDashboardPage = () => {
                     )}
                     {viaHospital && load.state !== 'loading' && (
                         <>
+                            <p className="dd-plan-label">{t("Your hospital's plan")}</p>
                             <div className="dd-plan">
                                 <span className="dd-plan-name" data-testid="plan-name">
-                                    {t("Your hospital's plan")}
+                                    {'planName' in facility && facility.planName
+                                        ? t(facility.planName, { ns: 'subscriptions', defaultValue: facility.planName })
+                                        : t('No Plan')}
                                 </span>
                                 {'status' in facility && (
                                     <span

@@ -2187,10 +2187,18 @@ export interface components {
              */
             status: "active" | "suspended";
         };
-        /** HospitalSubscriptionStatus */
+        /**
+         * HospitalSubscriptionStatus
+         * @description A hospital-created doctor's view of their hospital's subscription.
+         */
         HospitalSubscriptionStatus: {
             /** Hospitalsubscriptionactive */
             hospitalSubscriptionActive: boolean;
+            /**
+             * Planname
+             * @description the hospital's plan (catalogue name, e.g. 'Bronze'); null without one
+             */
+            planName?: string | null;
             /** Status */
             status: string;
         };
