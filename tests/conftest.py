@@ -72,6 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # Hospitals count as verified at sign-up unless a test turns verification on
         # (tests/cara/auth/test_email_verification.py).
         HOSPITAL_EMAIL_VERIFICATION="false",
+        # Admins sign in with a password alone unless a test requires two-factor of them
+        # (tests/cara/auth/test_mfa.py).
+        ADMIN_MFA_REQUIRED="false",
     )
     os.environ.update(
         CARA_ENV="test",

@@ -47,6 +47,14 @@ class Settings(BaseSettings):
     # hospitals that never do are removed, schema and role with them, after this many days.
     hospital_email_verification: bool = True
     unverified_hospital_days: int = Field(default=7, ge=1)
+    # Two-factor sign-in (cara.auth.mfa). Platform admins must enrol (sent to enrolment right
+    # after sign-in while they have none); doctors and hospitals may, or a hospital requires it.
+    admin_mfa_required: bool = True
+    # The key TOTP secrets are encrypted with at rest (Fernet, derived from this text); unset,
+    # it is derived from JWT_SECRET. Changing it makes enrolled secrets unreadable.
+    mfa_encryption_key: str | None = None
+    # How long the code step of a sign-in (or a forced enrolment) may take after the password.
+    mfa_challenge_ttl_seconds: int = Field(default=300, ge=30, le=3600)
 
     # Login throttling: failed attempts allowed per (email, client address)
     # inside the window before further attempts are refused.
@@ -57,6 +65,8 @@ class Settings(BaseSettings):
     # Failed sign-ins of one account from every address, and from one address on every account.
     rate_limit_login_account: str = "20 per 15 minutes"
     rate_limit_login_address: str = "20 per 15 minutes"
+    # Wrong two-factor codes (sign-in, enrolment, disabling) per account.
+    rate_limit_mfa_account: str = "5 per 15 minutes"
     rate_limit_signup_address: str = "10 per hour"
     # Hospital sign-ups create a schema and a role: per address, and in total on the platform.
     rate_limit_hospital_signup_address: str = "3 per hour"
@@ -163,6 +173,7 @@ class Settings(BaseSettings):
     @field_validator(
         "rate_limit_login_account",
         "rate_limit_login_address",
+        "rate_limit_mfa_account",
         "rate_limit_signup_address",
         "rate_limit_hospital_signup_address",
         "rate_limit_hospital_signups",

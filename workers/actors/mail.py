@@ -82,6 +82,35 @@ def password_changed(email: str) -> None:
     )
 
 
+@dramatiq.actor(broker=broker, actor_name="mail.mfa_disabled", queue_name="mail", max_retries=5)
+def mfa_disabled(email: str) -> None:
+    mailer.send(
+        to=email,
+        subject="Two-factor sign-in was turned off on your Cara account",
+        body=(
+            "Two-factor sign-in was just turned off on your Cara account: signing in now needs only "
+            "your password.\n\n"
+            "If it was not you, reset your password now from the sign-in page and contact your administrator."
+        ),
+    )
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.doctor_email_in_use", queue_name="mail", max_retries=5)
+def doctor_email_in_use(email: str, hospital_name: str) -> None:
+    """A hospital tried to add a doctor with an address that already has a Cara account: its
+    owner is told (the hospital was answered as for any address, so it learnt nothing)."""
+    mailer.send(
+        to=email,
+        subject="A hospital tried to add you on Cara",
+        body=(
+            f"{hospital_name} tried to add a doctor with this email address on Cara, but this "
+            "address already has a Cara account, so no new account was made and yours is unchanged.\n\n"
+            "If you work with this hospital, ask it to add you with another address, or sign in "
+            "with your existing account. If you do not know this hospital, you can ignore this email."
+        ),
+    )
+
+
 @dramatiq.actor(broker=broker, actor_name="mail.email_changed", queue_name="mail", max_retries=5)
 def email_changed(change_id: str, token: str) -> None:
     """The old address is told of the change, with the link that undoes it."""

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request, Response, status
 
 from cara.auth import ratelimit, service, sessions
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal
+from cara.auth.principal import AnyPrincipal, HospitalPrincipal
 from cara.auth.schemas import (
     ChangeEmailRequest,
     ChangePasswordRequest,
@@ -21,6 +21,17 @@ from cara.auth.schemas import (
     LoginRequest,
     LoginResponse,
     MessageResponse,
+    MfaChallengeRequest,
+    MfaChallengeResponse,
+    MfaCodeRequest,
+    MfaDisableRequest,
+    MfaEnabledResponse,
+    MfaEnableRequest,
+    MfaEnrolledLoginResponse,
+    MfaPolicyRequest,
+    MfaPolicyResponse,
+    MfaSetupResponse,
+    MfaStatusResponse,
     ResetPasswordRequest,
     SessionRenewedResponse,
     UserOut,
@@ -38,18 +49,169 @@ def _client(request: Request) -> str:
 @router.post(
     "/login",
     operation_id="auth_login",
-    response_model=LoginResponse,
+    response_model=LoginResponse | MfaChallengeResponse,
     responses=error_responses(400, 401, 403, 422, 429),
 )
-def login(body: LoginRequest, request: Request, response: Response, session: DbSession) -> LoginResponse:
+def login(
+    body: LoginRequest, request: Request, response: Response, session: DbSession
+) -> LoginResponse | MfaChallengeResponse:
     """Sign in with email, password and role; returns a bearer token and the user.
 
     From a browser app (`X-Requested-With` sent) the token is a short-lived access token and
-    an HttpOnly cookie holds the refresh token that renews it (`POST /api/auth/refresh`)."""
-    token, user = service.login(session, body, _client(request))
+    an HttpOnly cookie holds the refresh token that renews it (`POST /api/auth/refresh`).
+    An account with two-factor sign-in gets a challenge instead (`mfaRequired: "code"`: finish
+    at `POST /api/auth/login/mfa`), and one that must enrol first an enrolment challenge
+    (`mfaRequired: "enroll"`: `POST /api/auth/login/mfa/setup`, then `/login/mfa/enable`)."""
+    outcome = service.login(session, body, _client(request))
+    if isinstance(outcome, service.MfaStep):
+        session.commit()
+        message = service.MFA_CODE_MESSAGE if outcome.kind == "code" else service.MFA_ENROLL_MESSAGE
+        return MfaChallengeResponse(message=message, mfaRequired=outcome.kind, challenge=outcome.challenge)
+    token, user = outcome
     token = _browser_session(request, response, session, token)
     session.commit()
     return LoginResponse(message="Login successful!", token=token, user=user)
+
+
+@router.post(
+    "/login/mfa",
+    operation_id="auth_login_mfa",
+    response_model=LoginResponse,
+    responses=error_responses(401, 403, 422, 429),
+)
+def login_mfa(
+    body: MfaCodeRequest, request: Request, response: Response, session: DbSession
+) -> LoginResponse:
+    """A sign-in's second step: the challenge from `POST /api/auth/login` and a 6-digit code
+    from the authenticator app, or a recovery code (each works once). Issues what login does."""
+    try:
+        token, user = service.login_with_code(session, body.challenge, body.code)
+    except Exception:
+        session.commit()  # a recovery code or a counted failure stays recorded
+        raise
+    token = _browser_session(request, response, session, token)
+    session.commit()
+    return LoginResponse(message="Login successful!", token=token, user=user)
+
+
+@router.post(
+    "/login/mfa/setup",
+    operation_id="auth_login_mfa_setup",
+    response_model=MfaSetupResponse,
+    responses=error_responses(400, 401, 403, 422),
+)
+def login_mfa_setup(body: MfaChallengeRequest, session: DbSession) -> MfaSetupResponse:
+    """Forced enrolment (an `enroll` challenge): a secret for the authenticator app, with its
+    URI and QR code. Nothing else can be done until `POST /api/auth/login/mfa/enable`."""
+    setup = service.enrolment_setup(session, body.challenge)
+    session.commit()
+    return MfaSetupResponse(secret=setup.secret, otpauthUri=setup.otpauth_uri, qrCode=setup.qr_code)
+
+
+@router.post(
+    "/login/mfa/enable",
+    operation_id="auth_login_mfa_enable",
+    response_model=MfaEnrolledLoginResponse,
+    responses=error_responses(400, 401, 403, 422, 429),
+)
+def login_mfa_enable(
+    body: MfaCodeRequest, request: Request, response: Response, session: DbSession
+) -> MfaEnrolledLoginResponse:
+    """Forced enrolment confirmed with a first code: two-factor is on, the caller is signed in
+    as by login, and the ten recovery codes are answered this once."""
+    token, user, codes = service.enrolment_enable(session, body.challenge, body.code)
+    token = _browser_session(request, response, session, token)
+    session.commit()
+    return MfaEnrolledLoginResponse(
+        message="Two-factor sign-in is on.", token=token, user=user, recoveryCodes=codes
+    )
+
+
+@router.get(
+    "/mfa",
+    operation_id="auth_mfa_status",
+    response_model=MfaStatusResponse,
+    responses=error_responses(401, 403),
+)
+def mfa_status(principal: AnyPrincipal, session: DbSession) -> MfaStatusResponse:
+    """Whether the caller has two-factor sign-in, must have it, and recovery codes left."""
+    state = service.mfa_status(session, principal)
+    return MfaStatusResponse(
+        enabled=state.enabled, required=state.required, recoveryCodesLeft=state.recovery_codes_left
+    )
+
+
+@router.post(
+    "/mfa/setup",
+    operation_id="auth_mfa_setup",
+    response_model=MfaSetupResponse,
+    responses=error_responses(400, 401, 403),
+)
+def mfa_setup(principal: AnyPrincipal, session: DbSession) -> MfaSetupResponse:
+    """Start enrolling an authenticator app: a new secret, its URI and QR code (pending until
+    a first code confirms it at `POST /api/auth/mfa/enable`)."""
+    setup = service.mfa_setup(session, principal)
+    session.commit()
+    return MfaSetupResponse(secret=setup.secret, otpauthUri=setup.otpauth_uri, qrCode=setup.qr_code)
+
+
+@router.post(
+    "/mfa/enable",
+    operation_id="auth_mfa_enable",
+    response_model=MfaEnabledResponse,
+    responses=error_responses(400, 401, 403, 422, 429),
+)
+def mfa_enable(body: MfaEnableRequest, principal: AnyPrincipal, session: DbSession) -> MfaEnabledResponse:
+    """Confirm the enrolment with a first code: two-factor is on, and the ten recovery codes
+    are answered this once (only their hashes are kept)."""
+    codes = service.mfa_enable(session, principal, body.code)
+    session.commit()
+    return MfaEnabledResponse(message="Two-factor sign-in is on.", recoveryCodes=codes)
+
+
+@router.post(
+    "/mfa/disable",
+    operation_id="auth_mfa_disable",
+    response_model=MessageResponse,
+    responses=error_responses(400, 401, 403, 422, 429),
+)
+def mfa_disable(body: MfaDisableRequest, principal: AnyPrincipal, session: DbSession) -> MessageResponse:
+    """Turn two-factor off with the current password and a code; refused (403) while it is
+    required of the account. The account's address is told."""
+    try:
+        service.mfa_disable(session, principal, body.currentPassword, body.code)
+    except Exception:
+        session.commit()  # a recovery code used stays used
+        raise
+    session.commit()
+    return MessageResponse(message="Two-factor sign-in is off.")
+
+
+@router.get(
+    "/mfa/policy",
+    operation_id="auth_mfa_policy",
+    response_model=MfaPolicyResponse,
+    responses=error_responses(401, 403),
+)
+def mfa_policy(principal: HospitalPrincipal, session: DbSession) -> MfaPolicyResponse:
+    """A hospital's rule for its doctors' two-factor sign-in."""
+    return MfaPolicyResponse(requireForDoctors=service.hospital_mfa_policy(session, principal))
+
+
+@router.put(
+    "/mfa/policy",
+    operation_id="auth_mfa_set_policy",
+    response_model=MfaPolicyResponse,
+    responses=error_responses(401, 403, 422),
+)
+def set_mfa_policy(
+    body: MfaPolicyRequest, principal: HospitalPrincipal, session: DbSession
+) -> MfaPolicyResponse:
+    """Require two-factor sign-in of the hospital's doctors (each enrols at its next sign-in),
+    or make it optional again. Audited in the hospital's log."""
+    required = service.set_hospital_mfa_policy(session, principal, body.requireForDoctors)
+    session.commit()
+    return MfaPolicyResponse(requireForDoctors=required)
 
 
 def _browser_session(request: Request, response: Response, session: DbSession, token: str) -> str:

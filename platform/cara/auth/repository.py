@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from cara.models import (
@@ -13,6 +13,7 @@ from cara.models import (
     DoctorProfile,
     EmailChange,
     Hospital,
+    MfaRecoveryCode,
     PasswordReset,
     SessionFamily,
     Tenant,
@@ -130,3 +131,37 @@ def revoke_session_families(session: Session, account_id: uuid.UUID, now: dateti
             .returning(SessionFamily.id)
         )
     )
+
+
+def unused_recovery_code(session: Session, account_id: uuid.UUID, code_hash: str) -> MfaRecoveryCode | None:
+    """The account's unused recovery code with this hash, locked until commit (used once)."""
+    return session.scalar(
+        select(MfaRecoveryCode)
+        .where(
+            MfaRecoveryCode.account_id == account_id,
+            MfaRecoveryCode.code_hash == code_hash,
+            MfaRecoveryCode.used_at.is_(None),
+        )
+        .with_for_update()
+    )
+
+
+def unused_recovery_code_count(session: Session, account_id: uuid.UUID) -> int:
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(MfaRecoveryCode)
+            .where(MfaRecoveryCode.account_id == account_id, MfaRecoveryCode.used_at.is_(None))
+        )
+        or 0
+    )
+
+
+def replace_recovery_codes(session: Session, account_id: uuid.UUID, code_hashes: list[str]) -> None:
+    """The account's recovery codes become exactly these (none: all removed)."""
+    session.execute(delete(MfaRecoveryCode).where(MfaRecoveryCode.account_id == account_id))
+    if code_hashes:
+        session.execute(
+            insert(MfaRecoveryCode),
+            [{"id": uuid.uuid4(), "account_id": account_id, "code_hash": h} for h in code_hashes],
+        )

@@ -92,3 +92,76 @@ class SessionRenewedResponse(BaseModel):
     message: str
     token: str
     user: UserOut
+
+
+# ---------------------------------------------------------------- two-factor sign-in
+
+
+class MfaChallengeResponse(BaseModel):
+    """The answer to a right password when the account has two-factor sign-in (`code`: send a
+    code with the challenge to `POST /api/auth/login/mfa`) or must enrol first (`enroll`:
+    `POST /api/auth/login/mfa/setup`, then `/login/mfa/enable`). No session yet."""
+
+    message: str
+    mfaRequired: Literal["code", "enroll"]
+    challenge: str
+
+
+class MfaChallengeRequest(RequestBody):
+    challenge: str | None = None
+
+
+class MfaCodeRequest(RequestBody):
+    """A sign-in's second step: the challenge and a 6-digit code (or a recovery code)."""
+
+    challenge: str | None = None
+    code: str | None = None
+
+
+class MfaEnableRequest(RequestBody):
+    code: str | None = None
+
+
+class MfaDisableRequest(RequestBody):
+    currentPassword: str | None = None
+    code: str | None = None
+
+
+class MfaSetupResponse(BaseModel):
+    """A secret to enrol: for the authenticator app as text, as its URI and as a QR code."""
+
+    secret: str
+    otpauthUri: str
+    qrCode: str = Field(description="An SVG image of the otpauth URI, as a data: URI")
+
+
+class MfaEnabledResponse(BaseModel):
+    """Two-factor is on; the recovery codes are shown this once (only their hashes are kept)."""
+
+    message: str
+    recoveryCodes: list[str]
+
+
+class MfaEnrolledLoginResponse(BaseModel):
+    """A forced enrolment done: signed in as by login, and the recovery codes shown once."""
+
+    message: str
+    token: str
+    user: UserOut
+    recoveryCodes: list[str]
+
+
+class MfaStatusResponse(BaseModel):
+    enabled: bool
+    required: bool
+    recoveryCodesLeft: int
+
+
+class MfaPolicyRequest(RequestBody):
+    requireForDoctors: bool | None = None
+
+
+class MfaPolicyResponse(BaseModel):
+    """A hospital's rule: its doctors must enrol in two-factor sign-in at their next sign-in."""
+
+    requireForDoctors: bool

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cara.audit import service as audit
-from cara.auth import passwords, ratelimit, repository, tokens
+from cara.auth import mfa, passwords, ratelimit, repository, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, UserOut
 from cara.config import get_settings
@@ -62,7 +63,20 @@ def validate_login(req: LoginRequest) -> tuple[str, str, str]:
     return normalise_email(req.email or ""), req.password or "", role
 
 
-def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOut]:
+@dataclass(frozen=True)
+class MfaStep:
+    """A right password for an account with two-factor sign-in (`kind` "code") or one that
+    must enrol first ("enroll"): the challenge for the second call, no session yet."""
+
+    kind: mfa.ChallengeKind
+    challenge: str
+
+
+MFA_CODE_MESSAGE = "Enter the code from your authenticator app"
+MFA_ENROLL_MESSAGE = "Two-factor sign-in is required for your account: set it up to continue"
+
+
+def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOut] | MfaStep:
     email, password, role = validate_login(req)
     ratelimit.check(email, client)
     account = repository.account_by_email(session, email)
@@ -73,13 +87,27 @@ def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOu
     ratelimit.clear(email, client)
     if passwords.needs_rehash(account.password_hash):
         account.password_hash = passwords.hash_password(password)
+    schema = _sign_in_allowed(session, account)
+    if mfa.is_enabled(account):
+        return MfaStep(kind="code", challenge=mfa.issue_challenge(account, "code"))
+    if mfa.is_required(session, account):
+        return MfaStep(kind="enroll", challenge=mfa.issue_challenge(account, "enroll"))
+    return _signed_in(session, account, schema)
+
+
+def _sign_in_allowed(session: Session, account: Account) -> str | None:
+    """403 for a deactivated account or a suspended tenant; the account's tenant schema."""
     if not account.is_active:
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
     tenant = repository.tenant_of(session, account)
     if tenant is not None and tenant.status != "active":
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
+    return tenant.schema_name if tenant else None
+
+
+def _signed_in(session: Session, account: Account, schema: str | None) -> tuple[str, UserOut]:
+    """What a sign-in issues: a bearer token and the user."""
     account.last_login_at = utcnow()
-    schema = tenant.schema_name if tenant else None
     token = tokens.issue(account_id=account.id, role=account.role, tenant_schema=schema)
     if schema is None:
         return token, load_user(session, account)
@@ -89,6 +117,86 @@ def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOu
         return token, load_user(tenant_db, account)
     finally:
         tenant_db.close()
+
+
+def login_with_code(session: Session, challenge: str | None, code: str | None) -> tuple[str, UserOut]:
+    """A sign-in's second step: the challenge of a right password and a TOTP or recovery code."""
+    _, account = mfa.read_challenge(session, challenge, "code")
+    if not mfa.is_enabled(account):
+        raise Unauthorized(mfa.CHALLENGE_INVALID)
+    schema = _sign_in_allowed(session, account)
+    mfa.verify_code(session, account, code)
+    return _signed_in(session, account, schema)
+
+
+def enrolment_setup(session: Session, challenge: str | None) -> mfa.Setup:
+    """A forced enrolment (an enrolment challenge): the secret to enrol."""
+    _, account = mfa.read_challenge(session, challenge, "enroll")
+    _sign_in_allowed(session, account)
+    return mfa.setup(account)
+
+
+def enrolment_enable(
+    session: Session, challenge: str | None, code: str | None
+) -> tuple[str, UserOut, list[str]]:
+    """A forced enrolment confirmed with its first code: signed in, and the recovery codes."""
+    _, account = mfa.read_challenge(session, challenge, "enroll")
+    schema = _sign_in_allowed(session, account)
+    codes = mfa.enable(session, account, code)
+    token, user = _signed_in(session, account, schema)
+    return token, user, codes
+
+
+def mfa_account(session: Session, principal: Principal) -> Account:
+    """The signed-in account, locked for a change of its two-factor settings."""
+    account = repository.account_for_update(session, principal.id)
+    if account is None:
+        raise Unauthorized("Authentication failed. Please log in again.")
+    return account
+
+
+def mfa_status(session: Session, principal: Principal) -> mfa.Status:
+    return mfa.status(session, principal.account)
+
+
+def mfa_setup(session: Session, principal: Principal) -> mfa.Setup:
+    return mfa.setup(mfa_account(session, principal))
+
+
+def mfa_enable(session: Session, principal: Principal, code: str | None) -> list[str]:
+    return mfa.enable(session, mfa_account(session, principal), code)
+
+
+def mfa_disable(session: Session, principal: Principal, password: str | None, code: str | None) -> None:
+    account = mfa_account(session, principal)
+    mfa.disable(session, account, password, code)
+    enqueue_after_commit(session, "mail.mfa_disabled", email=account.email)
+
+
+def hospital_mfa_policy(session: Session, principal: Principal) -> bool:
+    hospital = repository.hospital(session, principal.hospital_id) if principal.hospital_id else None
+    if hospital is None:
+        raise Forbidden("You do not have permission to access this resource.")
+    return hospital.require_doctor_mfa
+
+
+def set_hospital_mfa_policy(session: Session, principal: Principal, required: bool | None) -> bool:
+    """The hospital's rule for its doctors (enrol at next sign-in); audited in its own log."""
+    if required is None:
+        raise ValidationFailed({"requireForDoctors": "requireForDoctors is required"})
+    hospital = repository.hospital(session, principal.hospital_id) if principal.hospital_id else None
+    if hospital is None:
+        raise Forbidden("You do not have permission to access this resource.")
+    if hospital.require_doctor_mfa != required:
+        hospital.require_doctor_mfa = required
+        audit.record_tenant(
+            session,
+            action="settings.doctor_mfa_required" if required else "settings.doctor_mfa_optional",
+            actor_id=principal.id,
+            target_type="hospital",
+            target_id=hospital.id,
+        )
+    return hospital.require_doctor_mfa
 
 
 def logout(principal: Principal) -> None:

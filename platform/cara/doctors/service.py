@@ -35,8 +35,10 @@ from cara.doctors.schemas import (
 from cara.doctors.specialties import DEFAULT_SPECIALTY
 from cara.kit import listing
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
+from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import ChangeSet, normalise_email
 from cara.models import Account, DoctorProfile
+from cara.models.base import utcnow
 from cara.models.tenant import default_availability
 from tenants import naming
 from tenants.provisioning import ensure_independent_tenant
@@ -293,8 +295,60 @@ def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> Ho
     errors = DOCTOR_FORMS["manage_add"].check(body.form_values())
     if errors:
         raise ValidationFailed(dict(errors))
+    email = normalise_email(body.email or "")
+    if email_taken(session, email):
+        return _address_in_use(session, principal, body, email)
     account, profile = create_doctor(
         session, body, hospital=principal, acting=principal, platform_action="doctor.created"
+    )
+    return doctor_out(account, profile)
+
+
+def _address_in_use(
+    session: Session, principal: Principal, body: DoctorCreate, email: str
+) -> HospitalDoctorOut:
+    """An address that already has an account (of any tenant) is not revealed to the hospital:
+    the same checks and work as a new doctor (the plan's seats, the password hashed), the same
+    answer's shape, and no account made. The address's owner is told by mail instead, and the
+    platform log (admins only) records the attempt."""
+    require_doctor_seat(session, principal.account)
+    passwords.hash_password(body.password or "")
+    now = utcnow()
+    specialty = (body.specialty or "").strip() or DEFAULT_SPECIALTY
+    account = Account(
+        id=uuid.uuid4(),
+        email=email,
+        role="doctor",
+        name=(body.name or "").strip(),
+        phone_number=(body.phone_number or "").strip(),
+        hospital_id=principal.hospital_id,
+        is_active=True,
+        created_at=now,
+    )
+    profile = DoctorProfile(
+        account_id=account.id,
+        specialty=specialty,
+        license_number=(body.licenseNumber or "").strip(),
+        experience=body.experience or 0,
+        country=(body.country or "").strip(),
+        state=(body.state or "").strip(),
+        education=[],
+        certifications=[],
+        work_history=[],
+        availability=default_availability(),
+        is_hospital_created=True,
+    )
+    audit.record_platform(
+        session,
+        action="doctor.add_refused_address_in_use",
+        actor_id=principal.id,
+        actor_role=principal.role,
+        target_type="hospital",
+        target_id=principal.hospital_id,
+        tenant_schema=principal.tenant_schema,
+    )
+    enqueue_after_commit(
+        session, "mail.doctor_email_in_use", email=email, hospital_name=principal.account.name
     )
     return doctor_out(account, profile)
 

@@ -74,6 +74,10 @@ class Hospital(PlatformBase):
     state: Mapped[str] = mapped_column(String(100), nullable=False, default="")
     website: Mapped[str | None] = mapped_column(String(500))
     is_verified: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    # The hospital's doctors enrol in two-factor sign-in at their next sign-in (cara.auth.mfa).
+    require_doctor_mfa: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=text("false")
+    )
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
 
@@ -112,8 +116,29 @@ class Account(PlatformBase):
     email_verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # The account's customer at the payment provider, created at its first checkout.
     stripe_customer_id: Mapped[str | None] = mapped_column(String(255), unique=True)
+    # Two-factor sign-in (cara.auth.mfa): the TOTP secret encrypted at rest (Fernet), the one
+    # being enrolled until its first code confirms it, and the last time step a code was
+    # accepted for (a code is not accepted twice).
+    mfa_secret: Mapped[str | None] = mapped_column(Text)
+    mfa_pending_secret: Mapped[str | None] = mapped_column(Text)
+    mfa_enabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    mfa_last_step: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
+
+
+class MfaRecoveryCode(PlatformBase):
+    """One-time recovery codes of an account's two-factor sign-in: only their SHA-256."""
+
+    __tablename__ = "mfa_recovery_codes"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    code_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
 
 
 class Plan(PlatformBase):

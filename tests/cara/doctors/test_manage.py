@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
 from typing import Any
 
@@ -12,6 +14,8 @@ from cara.kit.db import session_scope
 from cara.models import Account, DoctorProfile, TenantAuditEvent
 from tests.cara.doctors.conftest import HospitalAccount, doctor_form, new_hospital
 from tests.factories import auth, doctor_payload, signup
+
+IN_USE_SUBJECT = "A hospital tried to add you on Cara"
 
 
 def add(client: Any, hospital: HospitalAccount, **overrides: Any) -> Any:
@@ -125,12 +129,31 @@ class TestAdd:
         assert r.status_code == 422
         assert r.json()["fields"][field] == message
 
-    def test_email_is_unique_platform_wide(self, client: Any, hospital: HospitalAccount) -> None:
+    def test_a_taken_email_is_not_revealed(
+        self, client: Any, hospital: HospitalAccount, worker: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """An address with an account elsewhere is answered as a fresh one (same status and
+        shape), no account is made or changed, and the address's owner is told by mail."""
+        caplog.set_level(logging.INFO, logger="cara.mail")
         independent = doctor_payload()
         signup(client, independent)
+        fresh = add(client, hospital, n=40)
+        assert fresh.status_code == 201, fresh.text
         r = add(client, hospital, n=4, email=independent["email"].upper())
-        assert r.status_code == 409
-        assert r.json()["fields"]["email"] == "An account with this email already exists."
+        assert r.status_code == 201, r.text
+        assert set(r.json()) == set(fresh.json())
+        assert r.json()["email"] == independent["email"]
+        assert r.json()["hospitalId"] == hospital.hospital_id
+        assert [d["email"] for d in listed(client, hospital)] == [fresh.json()["email"]]
+        with session_scope() as s:
+            owner = s.scalar(select(Account).where(Account.email == independent["email"]))
+            assert owner is not None and owner.hospital_id is None
+        assert [a for a, _, _ in tenant_audit(hospital)].count("doctor.created") == 1
+        worker.join("mail", timeout=10_000)
+        deadline = time.time() + 5
+        while not [r for r in caplog.records if getattr(r, "mail_subject", "") == IN_USE_SUBJECT]:
+            assert time.time() < deadline, "the address's owner was not told"
+            time.sleep(0.05)
 
     def test_without_a_subscription_the_refusal_names_it(self, client: Any) -> None:
         unpaid = new_hospital(client, plan=None)
