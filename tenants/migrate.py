@@ -66,6 +66,7 @@ def _run(
     target: str,
     version_schema: str,
     metadata: Any,
+    known: frozenset[str] | None = None,
 ) -> None:
     def upgrade(rev: Any, context: Any) -> Any:
         return script._upgrade_revs(target, rev)
@@ -80,6 +81,12 @@ def _run(
             "transactional_ddl": True,
         },
     )
+    if known:
+        # The schema's version(s), read beforehand for many schemas at once (`tenant_versions`),
+        # instead of the version table's lookups. Alembic's update of the version row still
+        # matches on the old version, so a stale value fails the schema instead of skipping it.
+        heads = tuple(sorted(known))
+        ctx.get_current_heads = lambda: heads  # type: ignore[method-assign]
     with Operations.context(ctx):
         ctx.run_migrations()
 
@@ -109,13 +116,14 @@ def upgrade_tenant_schema(
     scripts: Path | None = None,
     grants: bool = True,
     on_citus: bool | None = None,
-    database: str | None = None,
+    known: frozenset[str] | None = None,
 ) -> None:
     """Upgrade one tenant schema on `connection` (caller owns the transaction).
 
-    `grants=False` leaves the tenant role alone unless the catalog shows it lacks something
-    afterwards (a table a revision added without its grant); `on_citus` and `database` (the
-    current database's name) spare their lookups when the caller knows them.
+    `grants=False` leaves the tenant role alone (the caller checks the roles of many schemas
+    at once afterwards, `roles.incomplete_roles`); `on_citus` spares the lookup of the citus
+    extension and `known` (the schema's current versions) that of the version table, when the
+    caller knows them.
     """
     naming.checked(schema)
     # create_table and friends honour schema_translate_map, but Alembic's ALTER
@@ -132,8 +140,9 @@ def upgrade_tenant_schema(
         target=target,
         version_schema=schema,
         metadata=TenantBase.metadata,
+        known=known,
     )
-    if grants or roles.incomplete_roles(connection, [schema], database=database, login=on_citus):
+    if grants:
         roles.ensure_tenant_role(connection, schema)
 
 
@@ -191,6 +200,7 @@ class MigrationPlan:
     grants: list[str]
     current: list[str]
     incomplete_roles: frozenset[str]
+    versions: dict[str, frozenset[str]]
 
 
 def plan_tenant_upgrade(
@@ -209,7 +219,7 @@ def plan_tenant_upgrade(
             grants.append(schema)
         else:
             current.append(schema)
-    return MigrationPlan(behind, grants, current, incomplete)
+    return MigrationPlan(behind, grants, current, incomplete, versions)
 
 
 @dataclass(frozen=True)
@@ -249,33 +259,61 @@ def upgrade_tenant_schemas(
     skipped = {s: SchemaResult(s, True, 0.0, skipped=True) for s in plan.current}
     if not todo:
         return [skipped[s] for s in schemas]
-    work = [(s, s in plan.incomplete_roles, s in plan.behind) for s in todo]
+    work = [
+        _Work(s, grants=s in plan.incomplete_roles, behind=s in plan.behind, known=plan.versions.get(s))
+        for s in todo
+    ]
+    done = {r.schema: r for r in _in_jobs(engine, work, jobs, target, scripts, on_citus)}
+    # A revision may add tables: the default privileges grant them, and one catalog query for
+    # every migrated schema finds any role that still lacks something; those get their grants.
+    migrated = [w.schema for w in work if w.behind and not w.grants and done[w.schema].ok]
+    with engine.connect() as conn:
+        regrant = roles.incomplete_roles(conn, migrated) if migrated else set()
+    if regrant:
+        again = [_Work(s, grants=True, behind=False, known=None) for s in migrated if s in regrant]
+        for r in _in_jobs(engine, again, jobs, target, scripts, on_citus):
+            done[r.schema] = r if not r.ok else done[r.schema]
+    by_schema = {**skipped, **done}
+    return [by_schema[s] for s in schemas]
+
+
+@dataclass(frozen=True)
+class _Work:
+    schema: str
+    grants: bool  # (re)issue the tenant role's grants
+    behind: bool  # run Alembic
+    known: frozenset[str] | None  # the schema's versions, as read by the plan
+
+
+def _in_jobs(
+    engine: Engine,
+    work: list[_Work],
+    jobs: int,
+    target: str,
+    scripts: Path | None,
+    on_citus: bool,
+) -> list[SchemaResult]:
     jobs = max(1, min(jobs, len(work)))
     url = engine.url.render_as_string(hide_password=False)
     location = str(scripts) if scripts else None
     if jobs == 1:
-        done = _upgrade_chunk(url, work, target, location, on_citus, engine=engine)
-    else:
-        chunks = [work[i::jobs] for i in range(jobs)]
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = [
-                pool.submit(_upgrade_chunk, url, chunk, target, location, on_citus) for chunk in chunks
-            ]
-            done = [r for f in futures for r in f.result()]
-    by_schema = {**skipped, **{r.schema: r for r in done}}
-    return [by_schema[s] for s in schemas]
+        return _upgrade_chunk(url, work, target, location, on_citus, engine=engine)
+    chunks = [work[i::jobs] for i in range(jobs)]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_upgrade_chunk, url, chunk, target, location, on_citus) for chunk in chunks]
+        return [r for f in futures for r in f.result()]
 
 
 def _upgrade_chunk(
     url: str,
-    work: list[tuple[str, bool, bool]],
+    work: list[_Work],
     target: str,
     location: str | None,
     on_citus: bool,
     engine: Engine | None = None,
 ) -> list[SchemaResult]:
-    """Runs in a worker process (or inline): for each (schema, role incomplete, behind), one
-    transaction with Alembic when behind and the role's grants when incomplete."""
+    """Runs in a worker process (or inline): one transaction per schema, with Alembic when it
+    is behind and the role's grants when they are incomplete."""
     from cara.kit.db import make_engine
 
     own_engine = engine is None
@@ -284,33 +322,31 @@ def _upgrade_chunk(
     tenant_scripts(scripts)  # parse the script directory once per process
     results = []
     try:
-        with engine.connect() as conn:
-            database = str(conn.execute(text("SELECT current_database()")).scalar_one())
-        for schema, incomplete, behind in work:
+        for item in work:
             started = time.perf_counter()
             try:
                 with engine.begin() as conn:
-                    if behind:
+                    if item.behind:
                         upgrade_tenant_schema(
                             conn,
-                            schema,
+                            item.schema,
                             target=target,
                             scripts=scripts,
-                            grants=incomplete,
+                            grants=item.grants,
                             on_citus=on_citus,
-                            database=database,
+                            known=item.known,
                         )
                     else:
-                        roles.ensure_tenant_role(conn, schema)
+                        roles.ensure_tenant_role(conn, item.schema)
             except Exception as exc:  # reported per schema, never raised
                 detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
                 results.append(
                     SchemaResult(
-                        schema, False, time.perf_counter() - started, f"{type(exc).__name__}: {detail}"
+                        item.schema, False, time.perf_counter() - started, f"{type(exc).__name__}: {detail}"
                     )
                 )
                 continue
-            results.append(SchemaResult(schema, True, time.perf_counter() - started))
+            results.append(SchemaResult(item.schema, True, time.perf_counter() - started))
     finally:
         if own_engine:
             engine.dispose()

@@ -94,29 +94,41 @@ def ensure_tenant_role(connection: Connection, schema: str) -> str:
     return role
 
 
-# One catalog query checks this many schemas' roles.
-CHECK_BATCH = 1000
+# One catalog query checks this many schemas' roles (each query reads pg_class once).
+CHECK_BATCH = 20_000
 
 _INCOMPLETE = text(
     """
-    SELECT t.schema
-    FROM unnest(CAST(:schemas AS text[]), CAST(:roles AS text[])) AS t(schema, role)
-    LEFT JOIN pg_namespace n ON n.nspname = t.schema
-    LEFT JOIN pg_roles r ON r.rolname = t.role
-    WHERE n.oid IS NULL OR r.oid IS NULL
-       OR (CAST(:login AS boolean) AND NOT r.rolcanlogin)
-       OR NOT pg_has_role(current_user, r.oid, 'MEMBER')
+    WITH t AS (
+        SELECT t.schema, n.oid AS nsp, n.nspacl, r.oid AS role, r.rolcanlogin
+        FROM unnest(CAST(:schemas AS text[]), CAST(:roles AS text[])) AS t(schema, role)
+        LEFT JOIN pg_namespace n ON n.nspname = t.schema
+        LEFT JOIN pg_roles r ON r.rolname = t.role
+    ),
+    ungranted AS (
+        SELECT DISTINCT c.relnamespace AS nsp
+        FROM pg_class c JOIN t ON c.relnamespace = t.nsp
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+          AND NOT EXISTS (SELECT 1 FROM aclexplode(c.relacl) a WHERE a.grantee = t.role)
+    ),
+    defaults AS (
+        SELECT d.defaclnamespace AS nsp, count(DISTINCT d.defaclobjtype) AS kinds
+        FROM pg_default_acl d JOIN t ON d.defaclnamespace = t.nsp, aclexplode(d.defaclacl) a
+        WHERE d.defaclobjtype IN ('r', 'S') AND a.grantee = t.role
+        GROUP BY d.defaclnamespace
+    )
+    SELECT t.schema FROM t
+    LEFT JOIN defaults d ON d.nsp = t.nsp
+    WHERE t.nsp IS NULL OR t.role IS NULL
+       OR (CAST(:login AS boolean) AND NOT t.rolcanlogin)
+       OR NOT pg_has_role(current_user, t.role, 'MEMBER')
        OR NOT EXISTS (
             SELECT 1 FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid
-            WHERE m.member = r.oid AND b.rolname = :base)
+            WHERE m.member = t.role AND b.rolname = :base)
        OR NOT EXISTS (
-            SELECT 1 FROM aclexplode(n.nspacl) a WHERE a.grantee = r.oid AND a.privilege_type = 'USAGE')
-       OR EXISTS (
-            SELECT 1 FROM pg_class c
-            WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
-              AND NOT EXISTS (SELECT 1 FROM aclexplode(c.relacl) a WHERE a.grantee = r.oid))
-       OR (SELECT count(DISTINCT d.defaclobjtype) FROM pg_default_acl d, aclexplode(d.defaclacl) a
-           WHERE d.defaclnamespace = n.oid AND d.defaclobjtype IN ('r', 'S') AND a.grantee = r.oid) < 2
+            SELECT 1 FROM aclexplode(t.nspacl) a WHERE a.grantee = t.role AND a.privilege_type = 'USAGE')
+       OR t.nsp IN (SELECT nsp FROM ungranted)
+       OR coalesce(d.kinds, 0) < 2
     """
 )
 
