@@ -25,9 +25,10 @@ machine's cores; the run prints how busy each kept them.
 With --opus, a third phase speaks Opus to the relay, as consoles with WebCodecs do: each 'browser'
 sends 120 ms Opus packets (16 kHz, 20 kb/s, binary frames, `"audio": "opus"` in the first frame),
 which the relay decodes to 16 kHz PCM for the double; the double answers each with 120 ms of 24 kHz
-PCM, which the relay encodes into six 20 ms Opus packets. Opus is lossy, so no time can ride in the
-audio: the browser keeps each packet's send time and takes a reply as complete at its sixth packet
-(the relay answers every packet in order). Only the round trip is measured that way, so every phase
+PCM of speech-like sound, which the relay encodes into six 20 ms Opus frames, sent as the packets
+it makes of them (one of 120 ms). Opus is lossy, so no time can ride in the audio: the browser keeps
+each packet's send time and takes a reply as complete once 120 ms of Opus have come for it (the
+relay answers every packet in order). Only the round trip is measured that way, so every phase
 also prints its round trip (browser sent -> reply complete), and the Opus phase's added round trip
 is compared with both directions' budgets together (< 4 ms). CPU per session is printed for it too.
 
@@ -78,12 +79,13 @@ CHUNK_BYTES = 4096  # 2048 samples of 16-bit audio at 16 kHz: 128 ms, 8 a second
 CHUNKS_PER_SECOND = 8
 REPLY_BYTES = 6144  # 128 ms of 24 kHz reply audio
 # Opus phase: the browser's 120 ms packets (as web/src/features/consoles/audio/opus.ts encodes them),
-# answered with 120 ms of 24 kHz PCM, which the relay encodes into exactly this many 20 ms packets.
+# answered with 120 ms of 24 kHz PCM, which the relay encodes into Opus (six 20 ms frames).
 OPUS_UP_RATE = 16_000
 OPUS_UP_BIT_RATE = 20_000
 OPUS_UP_SAMPLES = OPUS_UP_RATE * 120 // 1000
-OPUS_REPLY_BYTES = 24_000 * 120 // 1000 * 2
-OPUS_PACKETS_PER_REPLY = 6
+OPUS_REPLY_RATE = 24_000
+OPUS_REPLY_MS = 120
+OPUS_REPLY_BYTES = OPUS_REPLY_RATE * OPUS_REPLY_MS // 1000 * 2
 # Browser -> double: session, sequence number, send time.
 UP_HEADER = struct.Struct("<IIq")
 # Double -> browser: session, sequence, browser sent, double received, double replied.
@@ -99,6 +101,11 @@ def serve_double(port: int, tls_dir: Path) -> None:
     """The Gemini double with an echo peer: one timed reply per microphone chunk."""
     from cara_doubles.gemini import GeminiDouble, LiveBehaviour, LiveSession, TlsFiles, server_audio
 
+    # Cara's speech for the Opus phase: 3 s of a speech-like sound in 120 ms replies, in turn.
+    speech = speech_like(OPUS_REPLY_RATE, 3.0)
+    replies = [speech[i : i + OPUS_REPLY_BYTES] for i in range(0, len(speech), OPUS_REPLY_BYTES)]
+    turn = iter(range(1 << 62))
+
     class EchoPeer(LiveBehaviour):
         async def on_message(self, session: LiveSession, message: dict[str, Any]) -> None:
             received = time.perf_counter_ns()
@@ -108,7 +115,7 @@ def serve_double(port: int, tls_dir: Path) -> None:
             data = str(audio["data"]).replace("-", "+").replace("_", "/")
             if len(data) != (CHUNK_BYTES + 2) // 3 * 4:
                 # PCM the relay decoded from Opus (no header survives a lossy codec): 120 ms back.
-                await session.asend(server_audio(bytes(OPUS_REPLY_BYTES)))
+                await session.asend(server_audio(replies[next(turn) % len(replies)]))
                 return
             head = base64.b64decode(data[:24])  # the header only: 18 bytes of 4096
             session_id, seq, sent = UP_HEADER.unpack_from(head)
@@ -232,10 +239,24 @@ async def relay_browser(
         receiver.cancel()
 
 
-def opus_packets(count: int = 40) -> list[bytes]:
-    """`count` Opus packets of 120 ms of a speech-like signal (a voiced tone with syllable-rate
-    loudness and some noise), encoded once and sent over and over by every 'browser'."""
+def speech_like(rate: int, seconds: float, seed: int = 7) -> bytes:
+    """PCM16LE mono of a speech-like signal: a voiced tone with syllable-rate loudness and some
+    noise."""
     import math
+
+    noise = random.Random(seed)
+    samples = []
+    for n in range(int(rate * seconds)):
+        t = n / rate
+        loud = 0.5 + 0.5 * math.sin(2 * math.pi * 4 * t)  # about four syllables a second
+        voice = math.sin(2 * math.pi * 140 * t) + 0.5 * math.sin(2 * math.pi * 280 * t)
+        samples.append(int(6000 * loud * voice + noise.gauss(0, 300)))
+    return struct.pack(f"<{len(samples)}h", *samples)
+
+
+def opus_packets(count: int = 40) -> list[bytes]:
+    """`count` Opus packets of 120 ms of a speech-like signal, encoded once and sent over and over
+    by every 'browser'."""
     from fractions import Fraction
 
     import av
@@ -248,17 +269,11 @@ def opus_packets(count: int = 40) -> list[bytes]:
     codec.time_base = Fraction(1, OPUS_UP_RATE)
     codec.options = {"frame_duration": "120", "application": "voip"}
     codec.open()
-    noise = random.Random(7)
+    pcm = speech_like(OPUS_UP_RATE, count * OPUS_UP_SAMPLES / OPUS_UP_RATE)
     packets: list[bytes] = []
     for i in range(count):
-        samples = []
-        for n in range(OPUS_UP_SAMPLES):
-            t = (i * OPUS_UP_SAMPLES + n) / OPUS_UP_RATE
-            loud = 0.5 + 0.5 * math.sin(2 * math.pi * 4 * t)  # about four syllables a second
-            voice = math.sin(2 * math.pi * 140 * t) + 0.5 * math.sin(2 * math.pi * 280 * t)
-            samples.append(int(6000 * loud * voice + noise.gauss(0, 300)))
         frame = av.AudioFrame(format="s16", layout="mono", samples=OPUS_UP_SAMPLES)
-        frame.planes[0].update(struct.pack(f"<{OPUS_UP_SAMPLES}h", *samples))
+        frame.planes[0].update(pcm[i * OPUS_UP_SAMPLES * 2 : (i + 1) * OPUS_UP_SAMPLES * 2])
         frame.sample_rate = OPUS_UP_RATE
         frame.time_base = Fraction(1, OPUS_UP_RATE)
         frame.pts = i * OPUS_UP_SAMPLES
@@ -290,19 +305,20 @@ async def opus_browser(
             return packets[(len(sent_at) - 1) % len(packets)]
 
         async def receive() -> None:
-            received = 0
+            from cara.live.opus import packet_ms
+
+            received_ms, replies = 0.0, 0
             async for raw in ws:
                 if not isinstance(raw, bytes):
                     continue
-                received += 1
-                if received % OPUS_PACKETS_PER_REPLY:
-                    continue
-                # The sixth packet completes the reply to the packet sent `reply`-th.
-                reply = received // OPUS_PACKETS_PER_REPLY - 1
-                samples.received += 1
-                sent = sent_at[reply]
-                if window.holds(sent):
-                    samples.round_trip.append((time.perf_counter_ns() - sent) / 1e9)
+                received_ms += packet_ms(raw)
+                # Each 120 ms completes the reply to the packet sent `replies`-th.
+                while received_ms >= (replies + 1) * OPUS_REPLY_MS:
+                    sent = sent_at[replies]
+                    replies += 1
+                    samples.received += 1
+                    if window.holds(sent):
+                        samples.round_trip.append((time.perf_counter_ns() - sent) / 1e9)
 
         receiver = asyncio.create_task(receive())
         await _stream(ws.send, frame, 0, window, samples)
@@ -597,7 +613,7 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
         per_session = relay.relay_cpu / relay.seconds / args.sessions * 100
         summary.add("API worker processes", str(args.workers))
         if args.opus:
-            threads = "default (2)" if args.opus_threads is None else str(args.opus_threads)
+            threads = "default (0)" if args.opus_threads is None else str(args.opus_threads)
             summary.add("relay Opus threads per direction", threads)
         summary.add(
             "relay CPU per session",

@@ -33,8 +33,9 @@ Server -> browser:
     {"type": "toolResult", "name": "check_dose_constraint", "result": {...}}
     {"type": "error", "message": "..."}                    a bad frame; the socket stays open
     <binary frame>                                         with "audio": "opus": one Opus packet
-                                                           (24 kHz mono, 20 ms) of Cara's speech,
-                                                           instead of the "audio" message
+                                                           (24 kHz mono, 20 ms frames, up to 120 ms
+                                                           to a packet) of Cara's speech, instead
+                                                           of the "audio" message
     {"type": "ping", "at": <ms>}                           every second: a console that hears nothing
                                                            for 3 s shows 'Weak connection'
 

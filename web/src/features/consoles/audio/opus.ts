@@ -5,8 +5,9 @@
  * - `OpusEncoderStream`: the microphone's 16 kHz PCM16 chunks -> raw Opus
  *   packets of 120 ms at 20 kb/s (about 8 a second, like the PCM chunks,
  *   so the socket's per-frame overhead stays small), one binary frame each;
- * - `OpusDecoderStream`: Cara's Opus packets (24 kHz, 20 ms) -> float samples
- *   for the gapless player.
+ * - `OpusDecoderStream`: Cara's Opus packets (24 kHz, 20 ms frames, several
+ *   to a packet: up to 120 ms, one binary frame per chunk the service sent)
+ *   -> float samples for the gapless player.
  *
  * `opusSupported()` says whether this browser can do both; without it the
  * console keeps today's base64 PCM in JSON.
@@ -37,6 +38,21 @@ export const opusSupported = async (): Promise<boolean> => {
     } catch {
         return false;
     }
+};
+
+/** Frame length in µs of each Opus configuration (RFC 6716 §3.1): SILK, hybrid, CELT. */
+const FRAME_MICROS = [
+    ...[0, 1, 2].flatMap(() => [10_000, 20_000, 40_000, 60_000]),
+    ...[0, 1].flatMap(() => [10_000, 20_000]),
+    ...[0, 1, 2, 3].flatMap(() => [2_500, 5_000, 10_000, 20_000]),
+];
+
+/** The audio one Opus packet holds (its TOC byte and, for code 3, its frame count), in µs. */
+export const packetMicros = (packet: Uint8Array): number => {
+    if (packet.length === 0) return 0;
+    const code = packet[0] & 3;
+    const frames = code === 0 ? 1 : code < 3 ? 2 : packet.length > 1 ? packet[1] & 0x3f : 0;
+    return frames * FRAME_MICROS[packet[0] >> 3];
 };
 
 export class OpusEncoderStream {
@@ -109,7 +125,7 @@ export class OpusDecoderStream {
     decode(packet: ArrayBuffer): void {
         if (this.decoder.state !== 'configured') this.decoder = this.make();
         this.decoder.decode(new EncodedAudioChunk({ type: 'key', timestamp: this.timestamp, data: packet }));
-        this.timestamp += 20_000;
+        this.timestamp += packetMicros(new Uint8Array(packet));
     }
 
     /** Resolves once every packet given so far has come out as samples (or been dropped). */
