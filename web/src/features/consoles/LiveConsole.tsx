@@ -416,6 +416,29 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                     />
                 </section>
 
+                {/* After the stage: docked beside it on a desktop, a bottom bar on a phone (consoles.css). */}
+                <ControlTray
+                    state={state}
+                    canConnect={!notConfigured}
+                    muted={muted}
+                    onToggleMute={() => setMuted(value => !value)}
+                    inputLevel={inputLevel}
+                    outputLevel={outputLevel}
+                    speaking={speaking}
+                    transcriptionOpen={transcriptionOpen}
+                    onToggleTranscription={() => setTranscriptionOpen(open => !open)}
+                    summaryOpen={summaryOpen}
+                    onToggleSummary={() => setSummaryOpen(open => !open)}
+                    video={video.kind}
+                    support={support}
+                    onToggleVideo={toggleVideo}
+                    lowBandwidth={bandwidth.low}
+                    onToggleLowBandwidth={() => bandwidth.choose(!bandwidth.low)}
+                    onConnect={startConsultation}
+                    onDisconnect={disconnect}
+                    panelIds={ids}
+                />
+
                 <VoiceAssistantPanel
                     lines={session.lines}
                     interim={session.interim}
@@ -453,27 +476,6 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 </div>
             </div>
 
-            <ControlTray
-                state={state}
-                canConnect={!notConfigured}
-                muted={muted}
-                onToggleMute={() => setMuted(value => !value)}
-                inputLevel={inputLevel}
-                outputLevel={outputLevel}
-                speaking={speaking}
-                transcriptionOpen={transcriptionOpen}
-                onToggleTranscription={() => setTranscriptionOpen(open => !open)}
-                summaryOpen={summaryOpen}
-                onToggleSummary={() => setSummaryOpen(open => !open)}
-                video={video.kind}
-                support={support}
-                onToggleVideo={toggleVideo}
-                lowBandwidth={bandwidth.low}
-                onToggleLowBandwidth={() => bandwidth.choose(!bandwidth.low)}
-                onConnect={startConsultation}
-                onDisconnect={disconnect}
-                panelIds={ids}
-            />
             {consent.dialog}
         </main>
     );

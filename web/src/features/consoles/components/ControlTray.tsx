@@ -89,6 +89,7 @@ export const ControlTray = (props: ControlTrayProps) => {
                         aria-label={t('Camera')}
                         title={video === 'camera' ? t('Stop camera') : t('Start camera')}
                         onClick={() => props.onToggleVideo('camera')}
+                        data-testid="camera-toggle"
                     >
                         <CameraIcon off={video !== 'camera'} size={22} />
                     </button>
