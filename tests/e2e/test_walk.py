@@ -57,8 +57,8 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     }
 
 
-# About 130 screens with axe each: minutes on a busy 2-core machine.
-@pytest.mark.timeout(600)
+# About 270 screen variants with axe each (two page loads per screen): minutes on a busy 2-core machine.
+@pytest.mark.timeout(900)
 def test_walk_every_screen(live_server: str, walk_accounts: dict[str, Any]) -> None:
     for app in ("web", "admin-web"):
         if not (REPO / app / "dist" / "index.html").exists():
@@ -66,6 +66,6 @@ def test_walk_every_screen(live_server: str, walk_accounts: dict[str, Any]) -> N
     result = run_browser_script(
         SCRIPT,
         {"BASE_URL": live_server, "SCREENS_DIR": str(SCREENS), "FIXTURES": json.dumps(walk_accounts)},
-        timeout=560,
+        timeout=860,
     )
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-3000:]

@@ -43,9 +43,25 @@ export const createPreferencesStore = (): Store => {
 
     const isShared = (key: string) => Object.hasOwn(SHARED, key);
 
+    // A language or theme chosen in another tab (of either app) applies here too.
+    const follow = (event: StorageEvent) => {
+        for (const key of Object.keys(SHARED)) {
+            if (event.key !== key && event.key !== null) continue;
+            const value = read(key);
+            if (key === LOCALE_STORAGE_KEY) applyDocumentLocale(toSupportedLocale(value) ?? DEFAULT_LOCALE);
+            listeners.get(key)?.forEach(listener => listener(value));
+        }
+    };
+
     return {
-        setup: () => inner.setup(),
-        teardown: () => inner.teardown(),
+        setup: () => {
+            inner.setup();
+            window.addEventListener('storage', follow);
+        },
+        teardown: () => {
+            inner.teardown();
+            window.removeEventListener('storage', follow);
+        },
         getItem: <T = unknown>(key: string, defaultValue?: T): T | undefined =>
             isShared(key) ? ((read(key) as T | undefined) ?? defaultValue) : inner.getItem<T>(key, defaultValue),
         setItem: <T = unknown>(key: string, value: T) =>

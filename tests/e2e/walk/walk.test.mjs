@@ -1,6 +1,9 @@
 // The screen walk (run by tests/e2e/test_walk.py): every screen of the web app
-// and the admin console, at a phone and a desktop size, in English (light
-// theme) and Arabic (dark theme), in one Chromium. On every screen:
+// and the admin console, at a phone and a desktop size, in English and Arabic,
+// each in the light and the dark theme, in one Chromium. A screen is loaded once
+// per language; the sizes (viewport) and themes (the apps follow a theme chosen
+// in another tab, which a storage event stands for) change on the loaded page,
+// so eight variants cost two page loads. On every variant:
 //   - the page does not overflow horizontally;
 //   - no button, input, select or textarea is covered by another element
 //     (document.elementFromPoint at its centre, at every scroll position of
@@ -9,7 +12,7 @@
 //   - an open dialog's actions are inside the viewport without scrolling;
 //   - axe reports no serious or critical violation;
 //   - the browser console logged no error or warning.
-// Screenshots: SCREENS_DIR/<app>/<size>/<lang>/<screen>.png (kept, not compared).
+// Screenshots: SCREENS_DIR/<app>/<size>/<lang>-<theme>/<screen>.png (kept, not compared).
 // WALK_ONLY (a regular expression on "<app>/<screen>") narrows the walk while
 // working on a screen.
 
@@ -29,11 +32,26 @@ const FIXTURES = JSON.parse(process.env.FIXTURES ?? '{}');
 const ONLY = process.env.WALK_ONLY ? new RegExp(process.env.WALK_ONLY) : null;
 
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
-const LANGUAGES = { en: 'light', ar: 'dark' };
+const LANGUAGES = ['en', 'ar'];
+const THEMES = ['light', 'dark'];
 
 const click = selector => async page => {
     await page.locator(selector).first().click();
     await page.waitForTimeout(400); // the dialog's entrance animation
+};
+
+/** The console with everything open: transcript and summary/report panels, the camera preview on. */
+const openConsolePanels = async page => {
+    const toggles = page.locator('.control-tray button[aria-controls]'); // transcription, summary
+    for (let i = 0; i < (await toggles.count()); i += 1) await toggles.nth(i).click();
+    await page.getByTestId('camera-toggle').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="console-video"]:not([hidden])')?.readyState >= 2);
+};
+
+/** The text of `selector` must be the language's `expected`. */
+const expectText = (selector, expected) => async (page, language) => {
+    const text = (await page.locator(selector).first().textContent()).trim();
+    assert.equal(text, expected[language], `${selector} reads '${text}'`);
 };
 
 // [app, screen, path, account (null: signed out), action after load, only at this size]
@@ -49,6 +67,7 @@ const SCREENS = [
     ['web', 'terms', '/terms', null],
     ['web', 'not-found', '/no-such-page', null],
     ['web', 'radiologist-console', '/radiologist', 'radiologist'],
+    ['web', 'console-panels-camera', '/radiologist', 'radiologist', openConsolePanels],
     ['web', 'navbar-menu', '/radiologist', 'radiologist', click('[data-testid="nav-toggle"]'), 'phone'],
     ['web', 'consultations', '/consultations', 'radiologist'],
     ['web', 'doctor-subscription', '/doctor-subscription', 'radiologist'],
@@ -57,7 +76,14 @@ const SCREENS = [
     ['web', 'other-specialty-console', '/cardiologist', 'radiotherapist'],
     ['web', 'unsubscribed-dashboard', '/doctor-dashboard', 'unsubscribedDoctor'],
     ['web', 'doctor-plans', '/doctor-subscription', 'unsubscribedDoctor'],
-    ['web', 'hospital-doctor-dashboard', '/doctor-dashboard', 'hospitalDoctor'],
+    // A hospital-created doctor sees the hospital's plan (Bronze) by name.
+    [
+        'web',
+        'hospital-doctor-dashboard',
+        '/doctor-dashboard',
+        'hospitalDoctor',
+        expectText('[data-testid="plan-name"]', { en: 'Bronze', ar: 'البرونزية' }),
+    ],
     ['web', 'hospital-doctor-console', '/cardiologist', 'hospitalDoctor'],
     ['web', 'hospital-dashboard', '/dashboard', 'hospital'],
     ['web', 'manage-doctors', '/manage', 'hospital'],
@@ -211,19 +237,43 @@ let walked = 0;
 before(async () => {
     browser = await chromium.launch({
         executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+        args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            // The console's camera preview: Chromium's test pattern, no permission prompt.
+            '--use-fake-ui-for-media-stream',
+            '--use-fake-device-for-media-stream',
+        ],
     });
 });
 after(async () => {
     await browser?.close();
 });
 
-const walk = async (sizeName, language) => {
-    const context = await browser.newContext({
-        viewport: SIZES[sizeName],
-        locale: language,
-        colorScheme: LANGUAGES[language],
-    });
+/**
+ * Switch the loaded page to `theme` the way a choice in another tab reaches it: the shared
+ * localStorage key, and the storage event both apps listen to.
+ */
+const applyTheme = async (page, theme) => {
+    await page.emulateMedia({ colorScheme: theme });
+    await page.evaluate(theme => {
+        localStorage.setItem('theme', theme);
+        window.dispatchEvent(new StorageEvent('storage', { key: 'theme', newValue: theme }));
+    }, theme);
+    // The web app marks its theme on <html>; the admin console (MUI) re-renders from its store.
+    await page.waitForFunction(
+        theme => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === theme,
+        theme,
+    );
+    await page.waitForTimeout(150); // colour transitions
+};
+
+const walk = async language => {
+    const sizes = Object.keys(SIZES);
+    const context = await browser.newContext({ viewport: SIZES[sizes[0]], locale: language, colorScheme: THEMES[0] });
+    await context.grantPermissions(['camera', 'microphone']);
     context.setDefaultTimeout(20_000);
     const page = await context.newPage();
     let logged = [];
@@ -233,19 +283,20 @@ const walk = async (sizeName, language) => {
     page.on('pageerror', error => logged.push(`uncaught: ${error}`));
     await page.goto(`${BASE_URL}/privacy-policy`);
     for (const [app, screen, route, account, action, onlyAt] of SCREENS) {
-        if (onlyAt && onlyAt !== sizeName) continue;
         if (ONLY && !ONLY.test(`${app}/${screen}`)) continue;
+        const variants = sizes.filter(size => !onlyAt || onlyAt === size).flatMap(size => THEMES.map(theme => [size, theme]));
         await signInBrowser(page, account);
+        await page.setViewportSize(SIZES[variants[0][0]]);
+        await page.emulateMedia({ colorScheme: variants[0][1] });
         await page.evaluate(
             ({ language, theme }) => {
                 localStorage.clear();
                 localStorage.setItem('locale', language);
                 localStorage.setItem('theme', theme);
             },
-            { language, theme: LANGUAGES[language] },
+            { language, theme: variants[0][1] },
         );
         logged = [];
-        const label = `${app}/${sizeName}/${language}/${screen}`;
         try {
             await page.goto(`${BASE_URL}${route}`);
             await page.locator('h1, [role="heading"], main').first().waitFor({ timeout: 30_000 });
@@ -256,31 +307,44 @@ const walk = async (sizeName, language) => {
                 .waitFor({ state: 'hidden', timeout: 10_000 })
                 .catch(() => {});
             await page.waitForTimeout(200);
-            if (action) await action(page);
-            const problems = [...(await page.evaluate(inspect)), ...(await axe(page)), ...logged];
-            const folder = path.join(SCREENS_DIR, app, sizeName, language);
-            mkdirSync(folder, { recursive: true });
-            await page.screenshot({ path: path.join(folder, `${screen}.png`), fullPage: true });
-            for (const problem of problems) failures.push(`${label}: ${problem}`);
+            if (action) await action(page, language);
         } catch (error) {
-            failures.push(`${label}: could not be walked: ${String(error).split('\n')[0]}`);
-            const folder = path.join(SCREENS_DIR, app, sizeName, language);
+            failures.push(`${app}/*/${language}/${screen}: could not be walked: ${String(error).split('\n')[0]}`);
+            const folder = path.join(SCREENS_DIR, app, variants[0][0], `${language}-${variants[0][1]}`);
             mkdirSync(folder, { recursive: true });
             await page.screenshot({ path: path.join(folder, `${screen}.failed.png`) }).catch(() => {});
+            walked += 1;
+            continue;
         }
-        walked += 1;
+        let shown = variants[0];
+        for (const [size, theme] of variants) {
+            const label = `${app}/${size}/${language}-${theme}/${screen}`;
+            try {
+                if (size !== shown[0]) {
+                    await page.setViewportSize(SIZES[size]);
+                    await page.waitForTimeout(150); // layout and media queries settle
+                }
+                if (theme !== shown[1]) await applyTheme(page, theme);
+                shown = [size, theme];
+                const problems = [...(await page.evaluate(inspect)), ...(await axe(page)), ...logged];
+                logged = [];
+                const folder = path.join(SCREENS_DIR, app, size, `${language}-${theme}`);
+                mkdirSync(folder, { recursive: true });
+                await page.screenshot({ path: path.join(folder, `${screen}.png`), fullPage: true });
+                for (const problem of problems) failures.push(`${label}: ${problem}`);
+            } catch (error) {
+                failures.push(`${label}: could not be walked: ${String(error).split('\n')[0]}`);
+            }
+            walked += 1;
+        }
     }
     await context.close();
 };
 
-test('every screen, at both sizes, in English and Arabic', async () => {
+test('every screen, at both sizes, in English and Arabic, light and dark', async () => {
     const started = Date.now();
     // Two walks at a time: one per language.
-    await Promise.all(
-        Object.keys(LANGUAGES).map(async language => {
-            for (const size of Object.keys(SIZES)) await walk(size, language);
-        }),
-    );
+    await Promise.all(LANGUAGES.map(walk));
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(`walked ${walked} screens in ${seconds} s; screenshots in ${SCREENS_DIR}`);
     failures.sort();

@@ -17,6 +17,14 @@ export const useTheme = (): [Theme, () => void] => {
     useEffect(() => {
         document.documentElement.dataset.theme = theme;
     }, [theme]);
+    // A theme chosen in another tab of the app applies here too.
+    useEffect(() => {
+        const follow = (event: StorageEvent) => {
+            if (event.key === THEME_KEY || event.key === null) setTheme(readTheme());
+        };
+        window.addEventListener('storage', follow);
+        return () => window.removeEventListener('storage', follow);
+    }, []);
     const toggle = useCallback(() => {
         setTheme(current => {
             const next = current === 'dark' ? 'light' : 'dark';
