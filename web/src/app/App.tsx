@@ -1,12 +1,11 @@
-import { useMemo } from 'react';
 import { RouterProvider } from 'react-router';
 
 import { ToastProvider } from '@/components/ui/Toasts';
 import { SessionProvider } from '@/lib/session/SessionProvider';
-import { createRouter } from './router';
+import type { createRouter } from './router';
 
-export const App = () => {
-    const router = useMemo(createRouter, []);
+/** The app around a router made by createRouter() (main.tsx makes it before the translations load). */
+export const App = ({ router }: { router: ReturnType<typeof createRouter> }) => {
     return (
         <ToastProvider>
             <SessionProvider>

@@ -1,9 +1,13 @@
 import type { ComponentType, ReactNode } from 'react';
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 
 import { AppLayout } from '@/components/layout/AppLayout';
 import { FullScreenSpinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
+import AdminLogin from '@/features/auth/routes/AdminLogin';
+import DoctorLogin from '@/features/auth/routes/DoctorLogin';
+import HospitalLogin from '@/features/auth/routes/HospitalLogin';
+import RoleSelectionPage from '@/features/landing/RoleSelectionPage';
 import type { Role } from '@/lib/session/storage';
 import { ProtectedRoute, RoleRedirect } from './guards/ProtectedRoute';
 import { SpecialtyGate } from './guards/SpecialtyGate';
@@ -12,7 +16,9 @@ import { RouteError } from './RouteError';
 
 /**
  * Every route of spec §2. Each page is its own chunk, loaded on first visit,
- * so role selection and the login pages download only what they show.
+ * except the entry pages a visitor lands on (role selection and the three
+ * sign-in pages, ~8 kB gzip together): they travel with the app's own code, so
+ * on a slow link the form does not wait for one more round trip after it.
  */
 type PageModule = Promise<{ default: ComponentType }>;
 
@@ -22,6 +28,8 @@ const page = (load: () => PageModule, wrap?: (element: ReactNode) => ReactNode):
         return { element: wrap ? wrap(<Page />) : <Page /> };
     },
 });
+
+const eager = (Page: ComponentType): Pick<RouteObject, 'element'> => ({ element: <Page /> });
 
 const forRoles = (roles: readonly Role[]) => (element: ReactNode) => (
     <ProtectedRoute roles={roles}>{element}</ProtectedRoute>
@@ -51,20 +59,20 @@ export const routes: RouteObject[] = [
         hydrateFallbackElement: <FullScreenSpinner />,
         children: [
             // Public (spec §2 "Public routes")
-            { path: paths.roleSelection, ...page(() => import('@/features/landing/RoleSelectionPage')) },
-            { path: paths.login, ...page(() => import('@/features/landing/RoleSelectionPage')) },
-            { path: paths.doctorLogin, ...page(() => import('@/features/auth/routes/DoctorLogin')) },
-            { path: paths.hospitalLogin, ...page(() => import('@/features/auth/routes/HospitalLogin')) },
-            { path: paths.adminLogin, ...page(() => import('@/features/auth/routes/AdminLogin')) },
-            { path: paths.forgotPassword, ...page(() => import('@/features/auth/routes/ForgotPassword')) },
-            { path: paths.undoEmailChange, ...page(() => import('@/features/auth/routes/UndoEmailChange')) },
-            { path: paths.confirmEmailChange, ...page(() => import('@/features/auth/routes/ConfirmEmailChange')) },
-            { path: paths.verifyEmail, ...page(() => import('@/features/auth/routes/VerifyEmail')) },
-            { path: paths.doctorRegister, ...page(() => import('@/features/register/routes/DoctorRegister')) },
-            { path: paths.hospitalRegister, ...page(() => import('@/features/register/routes/HospitalRegister')) },
-            { path: paths.adminRegister, ...page(() => import('@/features/register/routes/AdminRegister')) },
-            { path: paths.privacyPolicy, ...page(() => import('@/features/legal/routes/PrivacyPolicy')) },
-            { path: paths.terms, ...page(() => import('@/features/legal/routes/TermsAndConditions')) },
+            { path: paths.roleSelection, handle: { ns: ['auth'] }, ...eager(RoleSelectionPage) },
+            { path: paths.login, handle: { ns: ['auth'] }, ...eager(RoleSelectionPage) },
+            { path: paths.doctorLogin, handle: { ns: ['auth'] }, ...eager(DoctorLogin) },
+            { path: paths.hospitalLogin, handle: { ns: ['auth'] }, ...eager(HospitalLogin) },
+            { path: paths.adminLogin, handle: { ns: ['auth'] }, ...eager(AdminLogin) },
+            { path: paths.forgotPassword, handle: { ns: ['auth'] }, ...page(() => import('@/features/auth/routes/ForgotPassword')) },
+            { path: paths.undoEmailChange, handle: { ns: ['auth'] }, ...page(() => import('@/features/auth/routes/UndoEmailChange')) },
+            { path: paths.confirmEmailChange, handle: { ns: ['auth'] }, ...page(() => import('@/features/auth/routes/ConfirmEmailChange')) },
+            { path: paths.verifyEmail, handle: { ns: ['auth'] }, ...page(() => import('@/features/auth/routes/VerifyEmail')) },
+            { path: paths.doctorRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/DoctorRegister')) },
+            { path: paths.hospitalRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/HospitalRegister')) },
+            { path: paths.adminRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/AdminRegister')) },
+            { path: paths.privacyPolicy, handle: { ns: ['legal'] }, ...page(() => import('@/features/legal/routes/PrivacyPolicy')) },
+            { path: paths.terms, handle: { ns: ['legal'] }, ...page(() => import('@/features/legal/routes/TermsAndConditions')) },
 
             // Doctors (spec §2 "Protected routes", §6)
             {
@@ -142,4 +150,13 @@ export const routes: RouteObject[] = [
     },
 ];
 
+/**
+ * The translation namespaces a first load of `pathname` needs besides 'common'
+ * (a public route's `handle.ns`): fetched with 'common' before the first render,
+ * instead of one more round trip once the page asks for them.
+ */
+export const namespacesFor = (pathname: string): string[] =>
+    (matchRoutes(routes, pathname) ?? []).flatMap(match => (match.route.handle as { ns?: string[] } | undefined)?.ns ?? []);
+
+/** Creating the router starts loading the first page's chunk (its lazy route) at once. */
 export const createRouter = () => createBrowserRouter(routes);

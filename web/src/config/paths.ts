@@ -74,3 +74,19 @@ export const ROUTES_WITHOUT_NAVBAR: readonly string[] = [
     paths.doctorSubscription,
     paths.subscriptionSuccess,
 ];
+
+/**
+ * Entry pages drawn without waiting for the session restore (POST /api/auth/refresh):
+ * a visitor on a slow link sees the sign-in and sign-up forms as soon as the page's
+ * code has arrived. Anything else waits, as it depends on who is signed in.
+ */
+export const ROUTES_BEFORE_SESSION: readonly string[] = [
+    paths.roleSelection,
+    paths.login,
+    paths.doctorLogin,
+    paths.hospitalLogin,
+    paths.adminLogin,
+    paths.doctorRegister,
+    paths.hospitalRegister,
+    paths.adminRegister,
+];

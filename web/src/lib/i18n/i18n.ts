@@ -1,6 +1,9 @@
 import i18n, { type BackendModule, type ReadCallback } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 
+import enAuth from '../../locales/en/auth.json';
+import enCommon from '../../locales/en/common.json';
+
 /**
  * Four interface languages (spec §1). Keys are the spec's English texts, so
  * the English files map a text to itself and a missing translation falls back
@@ -47,11 +50,19 @@ export const applyDocumentLanguage = (language: string): void => {
 };
 
 const files = import.meta.glob<{ default: Record<string, string> }>('../../locales/*/*.json');
+// English (every language's fallback) of what the entry pages show travels with the app's
+// code: an English visitor's sign-in form needs no request after the scripts.
+const bundled: Record<string, Record<string, string>> = { 'en/common': enCommon, 'en/auth': enAuth };
 
 const bundledFiles: BackendModule = {
     type: 'backend',
     init() {},
     read(language: string, namespace: string, callback: ReadCallback) {
+        const inBundle = bundled[`${language}/${namespace}`];
+        if (inBundle) {
+            callback(null, inBundle);
+            return;
+        }
         const load = files[`../../locales/${language}/${namespace}.json`];
         if (!load) {
             callback(null, {});
@@ -64,7 +75,8 @@ const bundledFiles: BackendModule = {
     },
 };
 
-export const initI18n = async (): Promise<typeof i18n> => {
+/** `namespaces`: loaded with 'common' before the first render (the first page's own). */
+export const initI18n = async (namespaces: readonly string[] = []): Promise<typeof i18n> => {
     const language = detectLanguage();
     applyDocumentLanguage(language);
     i18n.on('languageChanged', applyDocumentLanguage);
@@ -75,7 +87,7 @@ export const initI18n = async (): Promise<typeof i18n> => {
             lng: language,
             fallbackLng: 'en',
             supportedLngs: [...LANGUAGES],
-            ns: ['common'],
+            ns: ['common', ...namespaces],
             defaultNS: 'common',
             fallbackNS: 'common',
             // Keys are English sentences: '.' and ':' are text, not separators.

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 
 import { api } from '../api/client';
 import { renewSession, sessionStore, type SessionUser } from './storage';
@@ -20,12 +20,14 @@ const SessionContext = createContext<SessionValue | null>(null);
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
     const [user, setUser] = useState<SessionUser | null>(null);
     const [loading, setLoading] = useState(true);
+    // A sign-in on an entry page (drawn before the restore ends) wins over the restore's answer.
+    const signedIn = useRef(false);
 
     useEffect(() => {
         let cancelled = false;
         renewSession()
             .then(ok => {
-                if (!cancelled) setUser(ok ? sessionStore.user() : null);
+                if (!cancelled && !signedIn.current) setUser(ok ? sessionStore.user() : null);
             })
             .finally(() => {
                 if (!cancelled) setLoading(false);
@@ -36,6 +38,7 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
     }, []);
 
     const signIn = useCallback((token: string, next: SessionUser) => {
+        signedIn.current = true;
         sessionStore.save(token, next);
         setUser(next);
     }, []);

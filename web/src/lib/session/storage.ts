@@ -57,6 +57,10 @@ const refreshFrom = (app: 'web' | 'admin'): Promise<Response> =>
         headers: { [BROWSER_HEADER]: BROWSER_HEADER_VALUE },
     });
 
+/** Settles once the refresh in flight, if any, has: a sign-in waits for it, so that its
+ * answer (the previous session's rotated cookie) cannot land after the new session's. */
+export const renewalSettled = (): Promise<unknown> => renewing ?? Promise.resolve();
+
 export const renewSession = (): Promise<boolean> => {
     renewing ??= (async (): Promise<boolean> => {
         try {

@@ -10,7 +10,7 @@ import { useClearToasts, useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import type { FormErrors } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
-import type { Role } from '@/lib/session/storage';
+import { renewalSettled, type Role, type SessionUser } from '@/lib/session/storage';
 import { login } from '../api';
 import { destinationAfterLogin, LOGIN_PAGES, NO_TOKEN } from '../loginPages';
 import { rememberedEmail } from '../rememberedEmail';
@@ -76,6 +76,7 @@ const LoginForm = ({ role }: { role: Role }) => {
         }
 
         setBusy(true);
+        await renewalSettled();
         const result = await login({ email: email.trim(), password, role });
         if (!result.ok) {
             // A 422 names the fields it refused; show those under the fields too.
@@ -163,9 +164,17 @@ const LoginForm = ({ role }: { role: Role }) => {
  */
 export const LoginPage = ({ role }: { role: Role }) => {
     const { t } = useTranslation('auth');
-    const { user } = useSession();
-    // Decided on arrival only: after the form signs in, it navigates by itself.
-    const [signedInAlready] = useState(() => (user?.role === role ? user : null));
+    const { user, loading } = useSession();
+    // Decided once, when the session restore ends (the form shows before it): after the
+    // form signs in, it navigates by itself.
+    const arrival = (): SessionUser | null => (user?.role === role ? user : null);
+    const [signedInAlready, setSignedInAlready] = useState<SessionUser | null | undefined>(() =>
+        loading ? undefined : arrival(),
+    );
+    useEffect(() => {
+        // Once, when loading ends (a sign-in by the form waits for the restore to settle first).
+        if (signedInAlready === undefined && !loading) setSignedInAlready(arrival());
+    }, [loading]);
     if (signedInAlready) return <Navigate to={dashboardPath(signedInAlready)} replace />;
     return (
         <AuthCard title={t(LOGIN_PAGES[role].title)} subtitle={t(LOGIN_PAGES[role].subtitle)}>
