@@ -1,5 +1,5 @@
 import { Box } from '@mui/material';
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import {
     AppBar,
     Layout as RaLayout,
@@ -10,7 +10,9 @@ import {
     UserMenu,
     useGetIdentity,
     useLogoutIfAccessDenied,
+    useNotify,
 } from 'react-admin';
+import { session } from '../lib/session';
 import { LogoMark } from './Logo';
 
 /**
@@ -22,6 +24,15 @@ const IdentityGuard = () => {
     const logoutIfAccessDenied = useLogoutIfAccessDenied();
     // Same freshness as react-admin's own user menu, so both share one request.
     useGetIdentity({ staleTime: 5 * 60 * 1000, onError: error => void logoutIfAccessDenied(error) });
+    return null;
+};
+
+/** The welcome message of a sign-in on the login screen that main.tsx shows before the console. */
+const Greeting = () => {
+    const notify = useNotify();
+    useEffect(() => {
+        if (session.takeGreeting()) notify('cara.login.welcome', { type: 'success' });
+    }, [notify]);
     return null;
 };
 
@@ -54,6 +65,7 @@ const CaraAppBar = () => (
 export const Layout = ({ children }: { children: ReactNode }) => (
     <RaLayout appBar={CaraAppBar}>
         <IdentityGuard />
+        <Greeting />
         {children}
     </RaLayout>
 );

@@ -1,15 +1,9 @@
 import { type AuthProvider, type UserIdentity } from 'react-admin';
-import { API_URL, httpClient, httpStatus, serverMessage } from './http';
+import { signIn, type LoginParams } from '../login/signIn';
+import { API_URL, httpClient, httpStatus } from './http';
 import { renewSession, session, type SessionUser } from './session';
 
-/** i18n keys of the login failures (spec §5 and §8); the page translates them. */
-export const LOGIN_FAILED = 'cara.login.failed';
-export const LOGIN_NO_TOKEN = 'cara.login.no_token';
-
-export interface LoginParams {
-    email: string;
-    password: string;
-}
+export { LOGIN_FAILED, LOGIN_NO_TOKEN } from '../login/signIn';
 
 /**
  * Anyone who is not a platform admin is sent to the role selection page of the
@@ -31,20 +25,8 @@ const toIdentity = (user: SessionUser): UserIdentity => ({
 });
 
 export const authProvider: AuthProvider = {
-    async login({ email, password }: LoginParams) {
-        let json: { token?: unknown; user?: SessionUser };
-        try {
-            ({ json } = await httpClient(`${API_URL}/auth/login`, {
-                method: 'POST',
-                body: JSON.stringify({ email, password, role: 'admin' }),
-            }));
-        } catch (error) {
-            // The server's own text when it sent one (wrong password, throttled...).
-            throw new Error(serverMessage(error) ?? LOGIN_FAILED);
-        }
-        if (typeof json?.token !== 'string' || !json.token) throw new Error(LOGIN_NO_TOKEN);
-        if (!json.user || json.user.role !== 'admin') throw new Error(LOGIN_FAILED);
-        session.save(json.token, json.user);
+    async login(params: LoginParams) {
+        await signIn(params);
     },
 
     async logout() {

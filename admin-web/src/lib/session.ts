@@ -33,6 +33,8 @@ const dropLegacy = (): void => {
 dropLegacy();
 
 let memory: { token: string | null; user: SessionUser | null } = { token: null, user: null };
+// Signed in on the login screen shown before the console loaded: the console greets the admin.
+let greeting = false;
 
 export const session = {
     token(): string | null {
@@ -49,6 +51,17 @@ export const session = {
 
     saveUser(user: SessionUser): void {
         memory = { ...memory, user };
+    },
+
+    greetOnArrival(): void {
+        greeting = true;
+    },
+
+    /** True once after greetOnArrival(). */
+    takeGreeting(): boolean {
+        const pending = greeting;
+        greeting = false;
+        return pending;
     },
 
     clear(): void {
