@@ -86,6 +86,9 @@ OPUS_UP_SAMPLES = OPUS_UP_RATE * 120 // 1000
 OPUS_REPLY_RATE = 24_000
 OPUS_REPLY_MS = 120
 OPUS_REPLY_BYTES = OPUS_REPLY_RATE * OPUS_REPLY_MS // 1000 * 2
+# The first frame after `connected` in the Opus phase (a typed text the relay passes on): tells the
+# double which browser a connection serves, for one-way times (none can ride in lossy audio).
+OPUS_HELLO = "bench session "
 # Browser -> double: session, sequence number, send time.
 UP_HEADER = struct.Struct("<IIq")
 # Double -> browser: session, sequence, browser sent, double received, double replied.
@@ -105,17 +108,31 @@ def serve_double(port: int, tls_dir: Path) -> None:
     speech = speech_like(OPUS_REPLY_RATE, 3.0)
     replies = [speech[i : i + OPUS_REPLY_BYTES] for i in range(0, len(speech), OPUS_REPLY_BYTES)]
     turn = iter(range(1 << 62))
+    # Opus phase: which browser each connection serves (its first typed text says), and the double's
+    # receive and reply times of each audio message, in order (the relay sends one per packet).
+    bench_ids: dict[int, int] = {}
+    timings: dict[int, list[tuple[int, int]]] = {}
 
     class EchoPeer(LiveBehaviour):
         async def on_message(self, session: LiveSession, message: dict[str, Any]) -> None:
             received = time.perf_counter_ns()
-            audio = (message.get("realtimeInput") or {}).get("audio")
+            realtime = message.get("realtimeInput") or {}
+            text = realtime.get("text")
+            if isinstance(text, str) and text.startswith(OPUS_HELLO):
+                bench_ids[session.index] = int(text.removeprefix(OPUS_HELLO))
+                return
+            audio = realtime.get("audio")
             if not audio:
                 return
             data = str(audio["data"]).replace("-", "+").replace("_", "/")
             if len(data) != (CHUNK_BYTES + 2) // 3 * 4:
                 # PCM the relay decoded from Opus (no header survives a lossy codec): 120 ms back.
-                await session.asend(server_audio(replies[next(turn) % len(replies)]))
+                reply = server_audio(replies[next(turn) % len(replies)])
+                if session.index in bench_ids:
+                    timings.setdefault(bench_ids[session.index], []).append(
+                        (received, time.perf_counter_ns())
+                    )
+                await session.asend(reply)
                 return
             head = base64.b64decode(data[:24])  # the header only: 18 bytes of 4096
             session_id, seq, sent = UP_HEADER.unpack_from(head)
@@ -128,6 +145,19 @@ def serve_double(port: int, tls_dir: Path) -> None:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+
+    def commands() -> None:
+        # "timings PATH": the Opus phase's times so far, as JSON, then "ok"; end of input: stop.
+        for line in sys.stdin:
+            command, _, path = line.strip().partition(" ")
+            if command == "timings":
+                Path(path).write_text(json.dumps({str(k): v for k, v in list(timings.items())}))
+                timings.clear()
+                bench_ids.clear()
+                print("ok", flush=True)
+        stop.set()
+
+    threading.Thread(target=commands, daemon=True).start()
     print("ready", flush=True)
     stop.wait()
     double.stop()
@@ -144,6 +174,9 @@ class Samples:
     sent: int = 0
     received: int = 0
     errors: list[str] = field(default_factory=list)
+    # Opus phase, per browser: each packet's send time and when its reply was complete.
+    opus_sent: dict[int, list[int]] = field(default_factory=dict)
+    opus_done: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -282,7 +315,14 @@ def opus_packets(count: int = 40) -> list[bytes]:
 
 
 async def opus_browser(
-    url: str, token: str, packets: list[bytes], window: Window, samples: Samples, *, deflate: bool
+    url: str,
+    token: str,
+    session_id: int,
+    packets: list[bytes],
+    window: Window,
+    samples: Samples,
+    *,
+    deflate: bool,
 ) -> None:
     """A console with WebCodecs: Opus packets up in binary frames, Cara's Opus packets down."""
     import websockets
@@ -298,7 +338,9 @@ async def opus_browser(
                 break
             if message.get("state") == "error":
                 raise RuntimeError(message.get("message"))
-        sent_at: list[int] = []
+        await ws.send(json.dumps({"type": "text", "text": f"{OPUS_HELLO}{session_id}"}))
+        sent_at: list[int] = samples.opus_sent.setdefault(session_id, [])
+        done_at: list[int] = samples.opus_done.setdefault(session_id, [])
 
         def frame(_: bytes) -> bytes:
             sent_at.append(time.perf_counter_ns())
@@ -314,11 +356,13 @@ async def opus_browser(
                 received_ms += packet_ms(raw)
                 # Each 120 ms completes the reply to the packet sent `replies`-th.
                 while received_ms >= (replies + 1) * OPUS_REPLY_MS:
+                    now = time.perf_counter_ns()
                     sent = sent_at[replies]
+                    done_at.append(now)
                     replies += 1
                     samples.received += 1
                     if window.holds(sent):
-                        samples.round_trip.append((time.perf_counter_ns() - sent) / 1e9)
+                        samples.round_trip.append((now - sent) / 1e9)
 
         receiver = asyncio.create_task(receive())
         await _stream(ws.send, frame, 0, window, samples)
@@ -385,6 +429,7 @@ class Phase:
     client_cpu: float
     machine: float
     seconds: float
+    window: Window
 
 
 def family_cpu_seconds(pid: int | None) -> float:
@@ -423,7 +468,7 @@ def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Pha
     client_before = time.process_time()
     machine_before = machine_busy_seconds()
     started = time.perf_counter()
-    samples, _ = asyncio.run(load())
+    samples, window = asyncio.run(load())
     seconds = time.perf_counter() - started
     phase = Phase(
         name=name,
@@ -433,6 +478,7 @@ def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Pha
         client_cpu=time.process_time() - client_before,
         machine=machine_busy_seconds() - machine_before,
         seconds=seconds,
+        window=window,
     )
     up, down = LatencyStats.of(samples.up), LatencyStats.of(samples.down)
     log(f"{name}: sent {samples.sent}, replies {samples.received}, errors {len(samples.errors)}")
@@ -448,6 +494,32 @@ def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Pha
     for error in samples.errors[:5]:
         log(f"{name}: error {error}")
     return phase
+
+
+def opus_one_way(phase: Phase, double: DoubleProcess) -> None:
+    """The Opus phase's one-way times: the double's receive and reply times of each browser's n-th
+    audio message (asked of the double's process), against the browser's n-th packet sent and n-th
+    reply completed."""
+    assert double.process.stdin is not None and double.process.stdout is not None
+    with tempfile.NamedTemporaryFile(suffix=".json") as dump:
+        double.process.stdin.write(f"timings {dump.name}\n")
+        double.process.stdin.flush()
+        if double.process.stdout.readline().strip() != "ok":
+            raise RuntimeError("the Gemini double did not give its timings")
+        timings = json.loads(Path(dump.name).read_text())
+    samples, window = phase.samples, phase.window
+    unmatched = 0
+    for session, sent_at in samples.opus_sent.items():
+        at_double = timings.get(str(session), [])
+        done_at = samples.opus_done.get(session, [])
+        unmatched += abs(len(at_double) - len(done_at))
+        for sent, (got, replied), done in zip(sent_at, at_double, done_at, strict=False):
+            if window.holds(sent):
+                samples.up.append((got - sent) / 1e9)
+                samples.down.append((done - replied) / 1e9)
+    log(f"{phase.name}: up   {LatencyStats.of(samples.up).line()}")
+    log(f"{phase.name}: down {LatencyStats.of(samples.down).line()}")
+    log(f"{phase.name}: replies at the double and at the browsers differ by {unmatched} (in flight)")
 
 
 @dataclass
@@ -543,7 +615,7 @@ def main() -> int:
     if args.quick:
         args.sessions, args.duration = 50, 5.0
 
-    with gemini_double() as double:
+    with gemini_double(commands=True) as double:
         return _run(args, double)
 
 
@@ -577,7 +649,7 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
         def via_relay_opus() -> Any:
             async def make(i: int, window: Window, samples: Samples) -> None:
                 await opus_browser(
-                    url, doctors[i].token, packets, window, samples, deflate=not args.no_deflate
+                    url, doctors[i].token, i, packets, window, samples, deflate=not args.no_deflate
                 )
 
             return run_load(make, args.sessions, args.warmup, args.duration)
@@ -591,25 +663,29 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
         if args.opus:
             log(f"through the relay, Opus both ways: {load}")
             opus_phase = measure("relay-opus", via_relay_opus, api.process.pid, double.process.pid)
+            opus_one_way(opus_phase, double)
 
-        for direction in ("up", "down"):
-            with_relay: list[float] = getattr(relay.samples, direction)
-            without: list[float] = getattr(base.samples, direction)
-            for q, label in ((0.5, "p50"), (0.99, "p99")):
-                relayed, direct_ms = percentile(with_relay, q) * 1000, percentile(without, q) * 1000
-                added = relayed - direct_ms
-                ok = added < BUDGET_P99_MS if label == "p99" else None
-                note = ""
-                if label == "p99" and direct_ms > BUSY_DIRECT_P99_MS:
-                    # The direct path alone is over the budget: the machine was busy, the difference
-                    # of two such tails says nothing.
-                    ok, note = None, " inconclusive: direct path over budget, machine busy"
-                summary.add(
-                    f"{direction} added latency {label}",
-                    f"{added:.2f} ms (relay {relayed:.2f}, direct {direct_ms:.2f}){note}",
-                    f"< {BUDGET_P99_MS:.0f} ms" if label == "p99" else "",
-                    ok,
-                )
+        for phase, prefix in ((relay, ""), (opus_phase, "relay-opus: ")):
+            if phase is None or not phase.samples.up:
+                continue
+            for direction in ("up", "down"):
+                with_relay: list[float] = getattr(phase.samples, direction)
+                without: list[float] = getattr(base.samples, direction)
+                for q, label in ((0.5, "p50"), (0.99, "p99")):
+                    relayed, direct_ms = percentile(with_relay, q) * 1000, percentile(without, q) * 1000
+                    added = relayed - direct_ms
+                    ok = added < BUDGET_P99_MS if label == "p99" else None
+                    note = ""
+                    if label == "p99" and direct_ms > BUSY_DIRECT_P99_MS:
+                        # The direct path alone is over the budget: the machine was busy, the
+                        # difference of two such tails says nothing.
+                        ok, note = None, " inconclusive: direct path over budget, machine busy"
+                    summary.add(
+                        f"{prefix}{direction} added latency {label}",
+                        f"{added:.2f} ms (relay {relayed:.2f}, direct {direct_ms:.2f}){note}",
+                        f"< {BUDGET_P99_MS:.0f} ms" if label == "p99" else "",
+                        ok,
+                    )
         per_session = relay.relay_cpu / relay.seconds / args.sessions * 100
         summary.add("API worker processes", str(args.workers))
         if args.opus:
