@@ -301,6 +301,7 @@ class MixedResult:
     late_starts: int = 0  # requests the client itself sent more than 10 ms after they were due
     server_cpu: float = 0.0
     database_cpu: float = 0.0
+    floors: list[SqlFloor] = field(default_factory=list)
 
     @property
     def all_latencies(self) -> list[float]:
@@ -392,6 +393,107 @@ def measure(api: ApiServer, seeded: Seeded, *, rate: float, duration: float, war
     return result
 
 
+# ---------------------------------------------------------------- the bare SQL floor
+
+
+@dataclass
+class SqlFloor:
+    """A tenant request's database work without the application, on the size's own database."""
+
+    touched: str
+    latencies: list[float] = field(default_factory=list)
+    database_cpu: float = 0.0
+    catalog: str = ""
+
+    def line(self) -> str:
+        lat = LatencyStats.of(self.latencies)
+        n = max(len(self.latencies), 1)
+        return (
+            f"bare SQL, {self.touched}: p50 {lat.p50_ms:.2f} ms, p99 {lat.p99_ms:.2f} ms,"
+            f" PostgreSQL CPU {self.database_cpu / n * 1000:.2f} ms per transaction"
+        )
+
+
+def sql_floor(seeded: Seeded, *, everyone: bool, transactions: int = 3000, connections: int = 8) -> SqlFloor:
+    """What PostgreSQL does for a tenant request, from plain psycopg on `connections` fresh
+    connections (fewer than the server's pool of 20: the machine's PostgreSQL is shared):
+    BEGIN; SET LOCAL ROLE <tenant role>; one doctor profile read by account id from the
+    tenant's schema; COMMIT, in random tenants, after a first pass that is not counted. Either
+    the active hospitals' schemas (what the mixed load touches) or, with `everyone`, every
+    hospital schema of the database, so each backend meets schemas it has never opened (catalog
+    and relation caches are built per backend). Latency per transaction and PostgreSQL backend
+    CPU."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import text
+
+    from cara.kit.db import get_engine
+    from tenants.roles import role_for
+
+    with get_engine().connect() as conn:
+        database = str(conn.execute(text("SELECT current_database()")).scalar_one())
+        if everyone:
+            schemas = list(
+                conn.execute(
+                    text("SELECT schema_name FROM platform.tenants WHERE kind = 'hospital'")
+                ).scalars()
+            )
+        else:
+            schemas = sorted({d.schema for d in seeded.doctors})
+        catalog = conn.execute(
+            text(
+                "SELECT (SELECT count(*) FROM pg_class), pg_size_pretty(pg_total_relation_size('pg_class')),"
+                " (SELECT count(*) FROM pg_attribute), pg_size_pretty(pg_total_relation_size('pg_attribute'))"
+            )
+        ).one()
+    conninfo = plain_conninfo(get_engine().url.render_as_string(hide_password=False))
+    rng = random.Random(3)
+    warmup = [rng.choice(schemas) for _ in range(transactions)]
+    picks = [rng.choice(schemas) for _ in range(transactions)]
+    account = uuid.uuid4()  # no such doctor: the read is an index probe, as for one that exists
+    result = SqlFloor(
+        "every hospital schema" if everyone else f"the {len(schemas)} active hospitals' schemas"
+    )
+    result.catalog = (
+        f"pg_class {catalog[0]:,} rows ({catalog[1]}), pg_attribute {catalog[2]:,} rows ({catalog[3]})"
+    )
+    conns = [psycopg.connect(conninfo) for _ in range(connections)]
+    try:
+        pids = [c.info.backend_pid for c in conns]
+
+        def run(i: int, chosen: list[str]) -> list[float]:
+            conn = conns[i]
+            times = []
+            for schema in chosen[i::connections]:
+                started = time.perf_counter()
+                with conn.transaction():
+                    conn.execute(f'SET LOCAL ROLE "{role_for(database, schema)}"')
+                    conn.execute(
+                        f'SELECT * FROM "{schema}".doctors WHERE account_id = %s', (account,)
+                    ).fetchall()
+                times.append(time.perf_counter() - started)
+            return times
+
+        with ThreadPoolExecutor(max_workers=connections) as pool:
+            list(pool.map(run, range(connections), [warmup] * connections))  # a first pass, not counted
+            before = {pid: _pid_cpu(pid) for pid in pids}
+            for times in pool.map(run, range(connections), [picks] * connections):
+                result.latencies += times
+        result.database_cpu = sum(_pid_cpu(pid) - before[pid] for pid in pids)
+    finally:
+        for c in conns:
+            c.close()
+    return result
+
+
+def _pid_cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 # ---------------------------------------------------------------- one size
 
 
@@ -437,6 +539,12 @@ def run_size(
             result = measure(api, seeded, rate=args.rate, duration=args.duration, warmup=args.warmup)
             table.append((size, result, seeded))
             print_size(size, result)
+            if args.sql_floor:
+                for everyone in (False, True):
+                    floor = sql_floor(seeded, everyone=everyone)
+                    result.floors.append(floor)
+                    print(f"    {floor.line()}", flush=True)
+                print(f"    catalog: {floor.catalog}", flush=True)
             if result.errors:
                 print(f"--- server log (warnings/errors, last 20) ---\n{api.tail()}", flush=True)
             if args.processes and size == args.sizes[-1]:
@@ -516,6 +624,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="compare req/s with these WEB_CONCURRENCY values (default 1,2; '' skips)",
     )
+    parser.add_argument(
+        "--no-sql-floor",
+        dest="sql_floor",
+        action="store_false",
+        help="skip the bare SQL floor measured on each size's database after its load",
+    )
     parser.add_argument("--quick", action="store_true", help="small smoke run (20,100 hospitals, 5 s)")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -565,6 +679,14 @@ def report(table: list[tuple[int, MixedResult, Seeded]], summary: Summary) -> No
             f"{result.server_cpu / n * 1000:>11.2f} ms | {result.database_cpu / n * 1000:>15.2f} ms | "
             f"{sum(result.errors.values())}"
         )
+        for floor in result.floors:
+            lat = LatencyStats.of(floor.latencies)
+            summary.add(
+                f"  bare SQL transaction, {floor.touched}",
+                f"p50 {lat.p50_ms:.2f} ms, p99 {lat.p99_ms:.2f} ms,"
+                f" PostgreSQL {floor.database_cpu / max(len(floor.latencies), 1) * 1000:.2f} ms/tx",
+            )
+        lat = LatencyStats.of(result.all_latencies)
         summary.add(
             f"mixed load, {size} hospitals",
             f"p50 {lat.p50_ms:.1f} ms, p99 {lat.p99_ms:.1f} ms,"
@@ -574,6 +696,17 @@ def report(table: list[tuple[int, MixedResult, Seeded]], summary: Summary) -> No
             not result.errors,
         )
     (first, a, _), (last, b, _) = table[0], table[-1]
+    if len(table) > 1 and len(a.floors) == len(b.floors):
+        for fa, fb in zip(a.floors, b.floors, strict=True):
+            la, lb = LatencyStats.of(fa.latencies), LatencyStats.of(fb.latencies)
+            which = "every" if "every" in fa.touched else "active"
+            cpu_a = fa.database_cpu / max(len(fa.latencies), 1)
+            cpu_b = fb.database_cpu / max(len(fb.latencies), 1)
+            summary.add(
+                f"  bare SQL {last} / {first} hospitals, {which} schemas",
+                f"p50 {lb.p50_ms / la.p50_ms:.2f}x, p99 {lb.p99_ms / la.p99_ms:.2f}x,"
+                f" PostgreSQL CPU/tx {cpu_b / max(cpu_a, 1e-9):.2f}x",
+            )
     if len(table) > 1:
         p99_a, p99_b = LatencyStats.of(a.all_latencies).p99_ms, LatencyStats.of(b.all_latencies).p99_ms
         ratio = p99_b / p99_a if p99_a else float("nan")
