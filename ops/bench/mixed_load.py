@@ -70,6 +70,7 @@ from _common import (
     create_doctors,
     create_hospitals,
     database_backend_cpu,
+    fill_bare_hospitals,
     hammer,
     import_app_modules,
     log,
@@ -171,8 +172,70 @@ def seed(size: int, active: int, jwt_secret: str) -> Seeded:
     return Seeded(size, jwt_secret, hospitals, doctors, [emails[d.account_id] for d in doctors], seconds)
 
 
+def adopt(size: int, active: int, jwt_secret: str) -> Seeded:
+    """A kept database whose seeding stopped part way (`--adopt`): its hospital schemas as they
+    are, `active` of them with a hospital account and a doctor (those it has, else cloned from a
+    real signup by `_common.fill_bare_hospitals`), tokens issued anew."""
+    from sqlalchemy import text
+
+    from cara.auth import tokens
+    from cara.kit.db import get_engine
+
+    started = time.perf_counter()
+    with get_engine().connect() as conn:
+        pairs = conn.execute(
+            text(
+                "SELECT DISTINCT ON (t.id) t.schema_name, h.id, d.id FROM platform.tenants t"
+                " JOIN platform.accounts h ON h.tenant_id = t.id AND h.role = 'hospital'"
+                " JOIN platform.accounts d ON d.tenant_id = t.id AND d.role = 'doctor'"
+                " WHERE t.kind = 'hospital' ORDER BY t.id, d.created_at LIMIT :n"
+            ),
+            {"n": active},
+        ).all()
+        bare = list(
+            conn.execute(
+                text(
+                    "SELECT t.schema_name FROM platform.tenants t WHERE t.kind = 'hospital' AND NOT EXISTS"
+                    " (SELECT 1 FROM platform.accounts a WHERE a.tenant_id = t.id) LIMIT :n"
+                ),
+                {"n": max(0, active - len(pairs))},
+            ).scalars()
+        )
+    hospitals = [
+        Login(h, schema, tokens.issue(account_id=h, role="hospital", tenant_schema=schema))
+        for schema, h, _d in pairs
+    ]
+    doctors = [
+        Login(d, schema, tokens.issue(account_id=d, role="doctor", tenant_schema=schema))
+        for schema, _h, d in pairs
+    ]
+    if bare:
+        with running_api(1) as api:
+            filled = fill_bare_hospitals(bare, api.base_url)
+        hospitals += filled[0]
+        doctors += filled[1]
+    with get_engine().connect() as conn:
+        emails = dict(
+            conn.execute(
+                text("SELECT id, email FROM platform.accounts WHERE id = ANY(:ids)"),
+                {"ids": [d.account_id for d in doctors]},
+            ).all()
+        )
+    log(f"adopted the database: {len(hospitals)} hospitals with a doctor ({len(bare)} filled)")
+    return Seeded(
+        size,
+        jwt_secret,
+        hospitals,
+        doctors,
+        [emails[d.account_id] for d in doctors],
+        {"adopted": time.perf_counter() - started},
+    )
+
+
 @contextmanager
-def size_database(stack: ExitStack, size: int, keep: bool) -> Iterator[tuple[Servers, Path | None]]:
+def size_database(
+    stack: ExitStack, size: int, keep: bool, adopt: bool = False
+) -> Iterator[tuple[Servers, Path | None]]:
     """A throwaway database (dropped after), or with `keep` the size's own `cara_mixed_<N>`."""
     if not keep:
         with servers(stack) as found:
@@ -189,7 +252,7 @@ def size_database(stack: ExitStack, size: int, keep: bool) -> Iterator[tuple[Ser
     state = STATE_DIR / f"{found.dbname}.json"
     with psycopg.connect(plain_conninfo(db_server), autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (found.dbname,)).fetchone()
-        if exists and not state.exists():  # a seeding that did not finish: start again
+        if exists and not state.exists() and not adopt:  # a seeding that did not finish: start again
             conn.execute(f'DROP DATABASE "{found.dbname}" WITH (FORCE)')
             _drop_tenant_roles(db_server, found.dbname)
             exists = None
@@ -302,6 +365,7 @@ class MixedResult:
     server_cpu: float = 0.0
     database_cpu: float = 0.0
     floors: list[SqlFloor] = field(default_factory=list)
+    schemas: int = 0  # hospital schemas in the database (its catalog)
 
     @property
     def all_latencies(self) -> list[float]:
@@ -500,7 +564,7 @@ def _pid_cpu(pid: int) -> float:
 def run_size(
     size: int, args: argparse.Namespace, summary: Summary, table: list[tuple[int, MixedResult, Seeded]]
 ) -> None:
-    with ExitStack() as stack, size_database(stack, size, args.keep) as (found, state_path):
+    with ExitStack() as stack, size_database(stack, size, args.keep, args.adopt) as (found, state_path):
         seeded = Seeded.load(state_path) if state_path else None
         if seeded is not None and seeded.size != size:
             seeded = None
@@ -522,7 +586,12 @@ def run_size(
 
         get_settings.cache_clear()
         reset_engine()
-        if seeded is None:
+        if seeded is None and args.adopt and state_path:
+            prepare_database()
+            bring_tenants_to_head()
+            seeded = adopt(size, args.active, jwt_secret)
+            seeded.dump(state_path)
+        elif seeded is None:
             prepare_database()
             seeded = seed(size, args.active, jwt_secret)
             if state_path:
@@ -537,6 +606,7 @@ def run_size(
                 f" {args.warmup:g} s warm-up + {args.duration:g} s"
             )
             result = measure(api, seeded, rate=args.rate, duration=args.duration, warmup=args.warmup)
+            result.schemas = hospital_schemas()
             table.append((size, result, seeded))
             print_size(size, result)
             if args.sql_floor:
@@ -552,10 +622,27 @@ def run_size(
         reset_engine()
 
 
+def hospital_schemas() -> int:
+    from sqlalchemy import text
+
+    from cara.kit.db import get_engine
+
+    with get_engine().connect() as conn:
+        return int(
+            conn.execute(
+                text(
+                    "SELECT count(*) FROM platform.tenants t JOIN pg_namespace n ON n.nspname = t.schema_name"
+                    " WHERE t.kind = 'hospital'"
+                )
+            ).scalar_one()
+        )
+
+
 def print_size(size: int, result: MixedResult) -> None:
     lat = LatencyStats.of(result.all_latencies)
     print(
-        f"{size} hospitals: {result.requests} requests in {result.seconds:g} s, p50 {lat.p50_ms:.1f} ms, "
+        f"{size} hospitals ({result.schemas} hospital schemas in the database): "
+        f"{result.requests} requests in {result.seconds:g} s, p50 {lat.p50_ms:.1f} ms, "
         f"p99 {lat.p99_ms:.1f} ms, errors {sum(result.errors.values())},"
         f" late client starts {result.late_starts}",
         flush=True,
@@ -625,6 +712,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="compare req/s with these WEB_CONCURRENCY values (default 1,2; '' skips)",
     )
     parser.add_argument(
+        "--adopt",
+        action="store_true",
+        help="with --keep: a kept database whose seeding did not finish is used as it is (its "
+        "hospital schemas; accounts added to --active of them) instead of being seeded again",
+    )
+    parser.add_argument(
         "--no-sql-floor",
         dest="sql_floor",
         action="store_false",
@@ -667,15 +760,16 @@ def report(table: list[tuple[int, MixedResult, Seeded]], summary: Summary) -> No
     if not table:
         return
     print(
-        "\nhospitals | seeded in | requests | p50 ms | p99 ms | server CPU/req | PostgreSQL CPU/req | errors"
+        "\nhospitals | schemas | seeded in | requests | p50 ms | p99 ms | server CPU/req | PostgreSQL CPU/req"
+        " | errors"
     )
     for size, result, seeded in table:
         lat = LatencyStats.of(result.all_latencies)
         n = max(result.issued, 1)
         seeded_in = sum(seeded.seconds.values())
         print(
-            f"{size:>9} | {seeded_in:>7.0f} s | {result.requests:>8} | {lat.p50_ms:>6.1f} | "
-            f"{lat.p99_ms:>6.1f} | "
+            f"{size:>9} | {result.schemas:>7} | {seeded_in:>7.0f} s | {result.requests:>8} | "
+            f"{lat.p50_ms:>6.1f} | {lat.p99_ms:>6.1f} | "
             f"{result.server_cpu / n * 1000:>11.2f} ms | {result.database_cpu / n * 1000:>15.2f} ms | "
             f"{sum(result.errors.values())}"
         )
