@@ -3,11 +3,14 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
+import { precompress } from '../web/vite-precompress';
+
 // The API serves dist/ at /admin/ (index.html for every unknown path below it),
 // so every asset URL must be absolute under /admin/.
 export default defineConfig({
     base: '/admin/',
-    plugins: [react()],
+    // Each text file also written Brotli- and gzip-compressed, served as they are (kit/static.py).
+    plugins: [react(), precompress()],
     resolve: {
         // The API's generated types live once, in the web app; the console
         // imports them type-only (`import type … from '@api/schema'`), so

@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompress } from './vite-precompress';
 
 // The API serves dist/ at the site root (index.html for every unknown path), so
 // asset URLs are absolute from /. Every route is its own lazy chunk: the
@@ -20,7 +21,8 @@ const preactCompat = [
 
 export default defineConfig({
     base: '/',
-    plugins: [react()],
+    // Each text file also written Brotli- and gzip-compressed, served as they are (kit/static.py).
+    plugins: [react(), precompress()],
     resolve: {
         alias: [
             ...preactCompat,

@@ -67,3 +67,55 @@ def test_large_answers_are_compressed(client: TestClient) -> None:
     assert r.status_code == 200
     assert r.headers["content-encoding"] == "gzip"
     assert r.json()["info"]["title"] == "Cara API"
+
+
+@pytest.fixture
+def precompressed(tmp_path: Path) -> TestClient:
+    """A build whose files have Brotli and gzip twins (web/vite-precompress.ts writes them)."""
+    import gzip
+
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    script = b"console.log('cara');" * 100
+    for path, body in (
+        (dist / "assets" / "main-abc123.js", script),
+        (dist / "index.html", b"<html>app</html>" * 100),
+    ):
+        path.write_bytes(body)
+        path.with_name(path.name + ".gz").write_bytes(gzip.compress(body))
+        path.with_name(path.name + ".br").write_bytes(b"brotli bytes of " + path.name.encode())
+    app = FastAPI()
+    assert mount_spa(app, prefix="", dist=dist, reserved=("api/",))
+    return TestClient(app)
+
+
+def test_precompressed_files_are_served_as_they_are(precompressed: TestClient) -> None:
+    with precompressed.stream(
+        "GET", "/assets/main-abc123.js", headers={"Accept-Encoding": "gzip, deflate, br"}
+    ) as r:
+        assert r.headers["content-encoding"] == "br"
+        assert b"".join(r.iter_raw()) == b"brotli bytes of main-abc123.js"  # the .br file itself
+        assert r.headers["content-type"].startswith("text/javascript")
+        assert r.headers["vary"] == "Accept-Encoding"
+        assert "immutable" in r.headers["cache-control"]
+
+    r = precompressed.get("/assets/main-abc123.js", headers={"Accept-Encoding": "gzip"})
+    assert r.headers["content-encoding"] == "gzip"
+    assert r.text == "console.log('cara');" * 100  # decoded by the client
+
+    r = precompressed.get("/assets/main-abc123.js", headers={"Accept-Encoding": "br;q=0, gzip;q=0.5"})
+    assert r.headers["content-encoding"] == "gzip"
+
+    r = precompressed.get("/assets/main-abc123.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in r.headers
+    assert r.text == "console.log('cara');" * 100
+    assert r.headers["vary"] == "Accept-Encoding"
+
+
+def test_client_routes_get_the_precompressed_app(precompressed: TestClient) -> None:
+    r = precompressed.get("/doctor-login", headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200
+    assert r.headers["content-encoding"] == "gzip"
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.text == "<html>app</html>" * 100
