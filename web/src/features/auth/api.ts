@@ -33,7 +33,12 @@ const settle = async <T>(call: () => Promise<Answer<T>>): Promise<Result<T>> => 
     }
 };
 
-export const login = (body: { email: string; password: string; role: Role }): Promise<Result<LoginResponse>> =>
+/** The session, or with two-factor sign-in a challenge for its second step (`@/lib/api/mfa`). */
+export const login = (body: {
+    email: string;
+    password: string;
+    role: Role;
+}): Promise<Result<LoginResponse | components['schemas']['MfaChallengeResponse']>> =>
     settle(() => publicApi.POST('/api/auth/login', { body }));
 
 /** The answer is the same whether or not the address has an account. */

@@ -3,11 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router';
 
 import { dashboardPath } from '@/components/layout/Navbar';
+import { ForcedEnrolment, MfaCodeStep } from '@/components/mfa/MfaParts';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Checkbox, TextField } from '@/components/ui/Field';
 import { useClearToasts, useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
+import { enrolmentEnable, enrolmentSetup, isChallenge, loginWithCode, type MfaEnrolledLogin } from '@/lib/api/mfa';
 import type { FormErrors } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import { renewalSettled, type Role, type SessionUser } from '@/lib/session/storage';
@@ -42,6 +44,8 @@ const LoginForm = ({ role }: { role: Role }) => {
     const [busy, setBusy] = useState(false);
     const [focusRequest, setFocusRequest] = useState(0);
     const form = useRef<HTMLFormElement>(null);
+    const [challenge, setChallenge] = useState<{ kind: 'code' | 'enroll'; challenge: string } | null>(null);
+    const enrolled = useRef<MfaEnrolledLogin | null>(null);
 
     // After a refused submit, focus goes to the first field in error.
     useEffect(() => {
@@ -88,7 +92,16 @@ const LoginForm = ({ role }: { role: Role }) => {
             fail(result.message || page.fallbackError);
             return;
         }
-        const { token, user } = result.data;
+        if (isChallenge(result.data)) {
+            // Two-factor sign-in: a code, or an enrolment the account must do first.
+            setBusy(false);
+            setChallenge({ kind: result.data.mfaRequired, challenge: result.data.challenge });
+            return;
+        }
+        finish(result.data);
+    };
+
+    const finish = ({ token, user }: { token: string; user: SessionUser }) => {
         if (!token) {
             fail(NO_TOKEN);
             return;
@@ -104,6 +117,41 @@ const LoginForm = ({ role }: { role: Role }) => {
         // Replace: Back from the dashboard should not return to a filled-in login form.
         navigate(next.path, { replace: true });
     };
+
+    const back = () => {
+        setChallenge(null);
+        setPassword('');
+    };
+
+    if (challenge?.kind === 'code') {
+        return (
+            <MfaCodeStep
+                onCancel={back}
+                onSubmit={async code => {
+                    const answer = await loginWithCode(challenge.challenge, code);
+                    if (answer.ok) finish(answer.data);
+                    return answer;
+                }}
+            />
+        );
+    }
+    if (challenge?.kind === 'enroll') {
+        return (
+            <ForcedEnrolment
+                challenge={challenge.challenge}
+                setup={enrolmentSetup}
+                enable={async (value, code) => {
+                    const answer = await enrolmentEnable(value, code);
+                    if (answer.ok) enrolled.current = answer.data;
+                    return answer;
+                }}
+                onSignedIn={() => {
+                    if (enrolled.current) finish(enrolled.current);
+                }}
+                onCancel={back}
+            />
+        );
+    }
 
     return (
         <>

@@ -5,6 +5,7 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
+import { DoctorMfaPolicy } from '../components/DoctorMfaPolicy';
 
 const GROUPS: readonly AuditGroup[] = ['doctor', 'consultation', 'record_settings', 'profile', 'recording'];
 
@@ -56,6 +57,8 @@ const SecurityLog = () => {
         'consultation.export': t('Exported a note'),
         'record_settings.update': t('Changed the record settings'),
         'profile.updated': t('Updated a profile'),
+        'settings.doctor_mfa_required': t('Required two-factor sign-in for doctors'),
+        'settings.doctor_mfa_optional': t('Made two-factor sign-in optional for doctors'),
     };
     const when = (at: string) =>
         new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at));
@@ -64,6 +67,7 @@ const SecurityLog = () => {
 
     return (
         <main className="page security-page">
+            <DoctorMfaPolicy />
             <section className="card" aria-labelledby="security-log-heading">
                 <h1 id="security-log-heading">{t('Audit log')}</h1>
                 <p className="profile-note">

@@ -8,6 +8,7 @@ import { TextField } from '@/components/ui/Field';
 import { paths } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
 import { changeEmail, changePassword, resendVerification } from '../api';
+import { TwoFactorPanel } from './TwoFactorPanel';
 
 type Fields = Record<string, string>;
 
@@ -149,6 +150,7 @@ export const AccountSecurity = () => {
                     {t('Change password')}
                 </Button>
             </form>
+            <TwoFactorPanel />
         </section>
     );
 };
