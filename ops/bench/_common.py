@@ -486,7 +486,7 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
     """
     from sqlalchemy import select
 
-    from cara.auth import passwords, tokens
+    from cara.auth import account_state, passwords, tokens
     from cara.auth.principal import Principal
     from cara.doctors import service as doctors
     from cara.kit.db import platform_session, tenant_session
@@ -509,11 +509,11 @@ def create_doctors(owners: Sequence[Login | None], *, threads: int = 4) -> list[
             continue
         claims = tokens.decode(owner.token)
         assert claims is not None, "a token issued by create_hospitals did not decode"
+        account = accounts[owner.account_id]
         acting[owner.account_id] = Principal(
-            account=accounts[owner.account_id],
+            account=account,
             claims=claims,
-            tenant_schema=owner.schema,
-            tenant_kind="hospital",
+            state=account_state.state_of(account, owner.schema, "hospital", "active"),
         )
 
     tag = secrets.token_hex(3)
@@ -719,6 +719,69 @@ def fill_bare_hospitals(
             doctors.append(Login(daid, s, tokens.issue(account_id=daid, role="doctor", tenant_schema=s)))
             step()
     return hospitals, doctors
+
+
+def clone_doctors(doctor: Login, count: int, *, batch: int = 1000) -> list[Login]:
+    """`count` more doctors in `doctor`'s hospital, cloned from its rows (`platform.accounts`,
+    `<schema>.doctors`) with fresh ids, emails and licence numbers, as `fill_bare_hospitals`
+    clones a whole hospital: a single tenant with as many doctors as a benchmark has tenants."""
+    from sqlalchemy import text
+
+    from cara.auth import tokens
+    from cara.kit.db import get_engine
+
+    schema = doctor.schema
+    if not (schema.startswith("hospital_") and schema.replace("_", "").isalnum()):
+        raise ValueError(f"not a hospital schema: {schema}")
+    engine = get_engine()
+    with engine.connect() as conn:
+
+        def columns(table_schema: str, table: str) -> list[str]:
+            return list(
+                conn.execute(
+                    text(
+                        "SELECT column_name FROM information_schema.columns"
+                        " WHERE table_schema = :s AND table_name = :t ORDER BY ordinal_position"
+                    ),
+                    {"s": table_schema, "t": table},
+                ).scalars()
+            )
+
+        account_columns = columns("platform", "accounts")
+        doctor_columns = columns(schema, "doctors")
+    tag = secrets.token_hex(3)
+    suffix = f"'-c{tag}-' || v.n"
+    account_select = ", ".join(
+        {"id": "v.id", "email": f"replace(o.email, '@', {suffix} || '@')", "name": f"o.name || {suffix}"}.get(
+            c, f"o.{c}"
+        )
+        for c in account_columns
+    )
+    doctor_select = ", ".join(
+        {
+            "id": "gen_random_uuid()",
+            "account_id": "v.id",
+            "license_number": f"o.license_number || {suffix}",
+        }.get(c, f"o.{c}")
+        for c in doctor_columns
+    )
+    made: list[uuid.UUID] = []
+    for first in range(0, count, batch):
+        ids = [uuid.uuid4() for _ in range(min(batch, count - first))]
+        values = ", ".join(f"({first + i}, '{new}'::uuid)" for i, new in enumerate(ids))
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                f"INSERT INTO platform.accounts ({', '.join(account_columns)})"
+                f" SELECT {account_select} FROM platform.accounts o, (VALUES {values}) v(n, id)"
+                f" WHERE o.id = '{doctor.account_id}'"
+            )
+            conn.exec_driver_sql(
+                f'INSERT INTO "{schema}".doctors ({", ".join(doctor_columns)})'
+                f' SELECT {doctor_select} FROM "{schema}".doctors o, (VALUES {values}) v(n, id)'
+                f" WHERE o.account_id = '{doctor.account_id}'"
+            )
+        made += ids
+    return [Login(i, schema, tokens.issue(account_id=i, role="doctor", tenant_schema=schema)) for i in made]
 
 
 # ---------------------------------------------------------------- load generation

@@ -47,6 +47,7 @@ from _common import (
     Login,
     Servers,
     Summary,
+    clone_doctors,
     configure_env,
     create_doctors,
     create_hospitals,
@@ -519,9 +520,11 @@ def doctors_of_existing_tenants(
     api: ApiServer, tenants: int, single_tenant_doctors: int
 ) -> tuple[list[Login], list[Login]]:
     """Scenario A and B doctors in a kept database (`--database`): a hospital-created doctor in
-    each of `tenants` hospital schemas (the accounts there, else replayed into schemas that have
+    each of `tenants` hospital schemas (the accounts there, else cloned into schemas that have
     none: `_common.fill_bare_hospitals`) and one new hospital with `single_tenant_doctors`
-    doctors registered for real. Tokens are issued here (this run's JWT key)."""
+    doctors registered for real, and as many more cloned from them as A has doctors, so that A
+    and B differ in the number of tenants only (caches of accounts are as warm in both). Tokens
+    are issued here (this run's JWT key)."""
     from sqlalchemy import text
 
     from cara.auth import tokens
@@ -571,9 +574,12 @@ def doctors_of_existing_tenants(
                 raise RuntimeError(f"registering a doctor: {response.status_code} {response.text[:300]}")
             data = response.json()["data"]
             single.append(Login(uuid.UUID(data["user"]["_id"]), hospital.schema, data["token"]))
+    if len(single) < len(doctors):  # as many doctors as A has tenants: A and B differ in tenants only
+        single += clone_doctors(single[-1], len(doctors) - len(single))
     print(
-        f"setup: a new hospital {hospital.schema} with {len(single)} doctors registered "
-        f"in {time.perf_counter() - started:.1f} s"
+        f"setup: a new hospital {hospital.schema} with {single_tenant_doctors} doctors registered"
+        f" and {len(single) - single_tenant_doctors} cloned from them"
+        f" in {time.perf_counter() - started:.1f} s"
     )
     random.Random(2).shuffle(doctors)
     return doctors, single
