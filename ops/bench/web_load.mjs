@@ -36,11 +36,15 @@ try {
                 uploadThroughput: (THROTTLE.upKbps * 1000) / 8,
             });
             await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE.cpu });
-            // Bytes on the wire (compressed) per resource type, until the form shows.
+            // Bytes on the wire (compressed) per resource type, of the responses finished before
+            // the form showed (what loads afterwards, e.g. the admin console's code fetched while
+            // the admin types, is not part of the first load).
             const types = new Map();
             const bytes = { script: 0, stylesheet: 0, document: 0, other: 0 };
+            let formShown = false;
             cdp.on('Network.responseReceived', event => types.set(event.requestId, event.type.toLowerCase()));
             cdp.on('Network.loadingFinished', event => {
+                if (formShown) return;
                 const type = types.get(event.requestId) ?? 'other';
                 bytes[type in bytes ? type : 'other'] += event.encodedDataLength;
             });
@@ -56,6 +60,7 @@ try {
                 selector,
                 { polling: 'raf', timeout: 120_000 },
             );
+            formShown = true;
             const ms = await visibleMs.jsonValue();
             await page.waitForLoadState('networkidle').catch(() => {});
             console.log(JSON.stringify({ name, run, formVisibleMs: Math.round(ms), bytes }));

@@ -7,15 +7,20 @@ no database, then drives Debian's Chromium through playwright-core
 100 ms round trip, CPU 4x slower, cold cache (a fresh context per load). For
 each page it prints the median time from navigation start until the login
 form's email field is visible (target < 2 s), and the JavaScript/CSS bytes on
-the wire. Beside them, in the same run, the floor of this link: a bare HTML
-page with the same form and no script (ratio = page / floor).
+the wire before it was (the builds' Brotli/gzip files, served as the product
+serves them: Chromium asks for Brotli over HTTPS only, so gzip here). Beside
+them, in the same run, the floor of this link: a bare HTML page with the same
+form and no script (ratio = page / floor).
 
 It also prints the initial JavaScript + CSS (gzip) of each app from the build
 output: the entry chunk and everything it imports statically, plus the route's
 lazy chunk and its English translations for the clinician app (targets: <= 100 kB
 for the clinician app's public routes, <= 150 kB for the admin console).
 
-    .venv/bin/python ops/bench/web_load.py [--runs 3] [--build]
+    .venv/bin/python ops/bench/web_load.py [--runs 3] [--build] [--out DIR]
+
+--out DIR builds both apps into DIR/web and DIR/admin-web and measures those
+(web/dist is rebuilt by every run of ./ops/test on a shared tree).
 """
 
 from __future__ import annotations
@@ -57,6 +62,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+WEB_DIST = REPO / "web" / "dist"
+ADMIN_DIST = REPO / "admin-web" / "dist"
+
+
 def _app() -> Any:
     from fastapi import FastAPI
     from fastapi.middleware.gzip import GZipMiddleware
@@ -68,8 +77,8 @@ def _app() -> Any:
     app.add_api_route(
         "/__bench/bare.html", lambda: Response(BARE_FORM, media_type="text/html"), methods=["GET"]
     )
-    mount_spa(app, prefix="/admin", dist=REPO / "admin-web" / "dist")
-    mount_spa(app, prefix="", dist=REPO / "web" / "dist", reserved=("api/", "admin/", "__bench/"))
+    mount_spa(app, prefix="/admin", dist=ADMIN_DIST)
+    mount_spa(app, prefix="", dist=WEB_DIST, reserved=("api/", "admin/", "__bench/"))
     # As cara.main: the apps' scripts travel compressed.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     return app
@@ -100,7 +109,7 @@ def _closure(manifest: dict[str, Any], key: str, seen: set[str]) -> set[str]:
 def initial_sizes() -> list[tuple[str, float, float]]:
     """(label, JS kB gzip, CSS kB gzip) loaded before the first screen of each app."""
     rows = []
-    web = REPO / "web" / "dist"
+    web = WEB_DIST
     manifest = json.loads((web / ".vite" / "manifest.json").read_text())
     entry = next(k for k, v in manifest.items() if v.get("isEntry"))
     routes = {
@@ -117,7 +126,7 @@ def initial_sizes() -> list[tuple[str, float, float]]:
         css = sum(_gzip_kb(web / f) for f in files if f.endswith(".css"))
         rows.append((label, js, css))
     # The admin console: index.html's module scripts and their modulepreloads, and its stylesheets.
-    admin = REPO / "admin-web" / "dist"
+    admin = ADMIN_DIST
     html = (admin / "index.html").read_text()
     import re
 
@@ -133,14 +142,25 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=3, help="cold loads per page (median printed)")
-    parser.add_argument("--build", action="store_true", help="npm run build both apps first")
+    parser.add_argument("--build", action="store_true", help="build both apps first")
+    parser.add_argument(
+        "--out", type=Path, help="build (with --build) and serve the apps from DIR/web and DIR/admin-web"
+    )
     args = parser.parse_args()
+    global WEB_DIST, ADMIN_DIST
+    if args.out:
+        WEB_DIST, ADMIN_DIST = args.out.resolve() / "web", args.out.resolve() / "admin-web"
     if args.build:
-        for app in ("web", "admin-web"):
-            subprocess.run(["npm", "run", "build"], cwd=REPO / app, check=True, capture_output=True)
-    for app in ("web", "admin-web"):
-        if not (REPO / app / "dist" / "index.html").is_file():
-            sys.exit(f"{app} is not built: run with --build")
+        for app, dist in (("web", WEB_DIST), ("admin-web", ADMIN_DIST)):
+            subprocess.run(
+                ["npx", "vite", "build", "--outDir", str(dist), "--emptyOutDir"],
+                cwd=REPO / app,
+                check=True,
+                capture_output=True,
+            )
+    for app, dist in (("web", WEB_DIST), ("admin-web", ADMIN_DIST)):
+        if not (dist / "index.html").is_file():
+            sys.exit(f"{app} is not built in {dist}: run with --build")
 
     port = _free_port()
     threading.Thread(target=_serve, args=(port,), daemon=True).start()
