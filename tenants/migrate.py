@@ -285,6 +285,11 @@ class _Work:
     known: frozenset[str] | None  # the schema's versions, as read by the plan
 
 
+# A worker process is started only for at least this many schemas (a few round trips each):
+# fewer run in this process, where starting processes would cost more than it saves.
+SCHEMAS_PER_JOB = 50
+
+
 def _in_jobs(
     engine: Engine,
     work: list[_Work],
@@ -293,13 +298,17 @@ def _in_jobs(
     scripts: Path | None,
     on_citus: bool,
 ) -> list[SchemaResult]:
-    jobs = max(1, min(jobs, len(work)))
+    jobs = max(1, min(jobs, len(work) // SCHEMAS_PER_JOB))
     url = engine.url.render_as_string(hide_password=False)
     location = str(scripts) if scripts else None
     if jobs == 1:
         return _upgrade_chunk(url, work, target, location, on_citus, engine=engine)
     chunks = [work[i::jobs] for i in range(jobs)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    # Workers are forked from one server process that has imported this module once (not
+    # from this process, whose threads and pooled connections a fork would copy).
+    context = get_context("forkserver")
+    context.set_forkserver_preload(["tenants.migrate", "cara.kit.db"])
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = [pool.submit(_upgrade_chunk, url, chunk, target, location, on_citus) for chunk in chunks]
         return [r for f in futures for r in f.result()]
 

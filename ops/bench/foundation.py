@@ -56,6 +56,7 @@ from _common import (
     hammer,
     hospital_payload,
     import_app_modules,
+    machine_busy_seconds,
     percentile,
     prepare_database,
     ready_to_register_doctors,
@@ -331,8 +332,10 @@ def bench_migrations(count: int, summary: Summary, existing: Sequence[str] | Non
         for jobs in MIGRATE_JOBS:
             reset_versions(schemas, head)
             started = time.perf_counter()
+            machine_before = machine_busy_seconds()
             results = migrate.upgrade_tenant_schemas(get_engine(), schemas, jobs=jobs, scripts=tree)
             total = time.perf_counter() - started
+            machine_cpu = machine_busy_seconds() - machine_before
             bad = migrate.failed(results)
             versions = schema_versions(schemas)
             wrong = sorted(s for s in schemas if versions.get(s) != revision)
@@ -341,6 +344,10 @@ def bench_migrations(count: int, summary: Summary, existing: Sequence[str] | Non
                 f"jobs={jobs}: {total:.2f} s total, {len(schemas) / total:.0f} schemas/s, "
                 f"failures={len(bad)}, not at {revision}: {len(wrong)}  "
                 f"| per schema p50={per_schema.p50_ms:.1f} ms p99={per_schema.p99_ms:.1f} ms"
+            )
+            print(
+                f"    the whole machine was {machine_cpu / total:.2f} of {os.cpu_count()} cores busy"
+                " meanwhile (this run, PostgreSQL and other users)"
             )
             for r in bad[:5]:
                 print(f"    FAILED {r.schema}: {r.error}")
