@@ -63,3 +63,30 @@ def test_admin_console(live_server: str, seeded: None, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
     assert (artifacts / "dashboard.png").exists()
+
+
+MFA_SCRIPT = REPO / "tests" / "e2e" / "admin-web" / "mfa.test.mjs"
+
+
+@pytest.fixture
+def admins_need_mfa(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server started after this requires two-factor sign-in of admins."""
+    monkeypatch.setenv("ADMIN_MFA_REQUIRED", "true")
+
+
+def test_admin_two_factor(admins_need_mfa: None, live_server: str, admin_token: str) -> None:
+    """An admin without two-factor enrols right after the password, then signs in with a code."""
+    if not (REPO / "admin-web" / "dist" / "index.html").exists():
+        pytest.fail("admin-web is not built: run ./ops/test, which builds it first")
+    artifacts = ARTIFACTS / "admin-web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    result = run_browser_script(
+        MFA_SCRIPT,
+        {
+            "BASE_URL": live_server,
+            "ADMIN_EMAIL": "root-admin@example.com",
+            "ADMIN_PASSWORD": "root-password",
+            "ARTIFACTS_DIR": str(artifacts),
+        },
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]

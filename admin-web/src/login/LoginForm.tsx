@@ -1,7 +1,8 @@
 import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
 import { LOCALES, type Locale } from '../i18n/locales';
 import { LogoMark } from '../layout/Logo';
-import { LOGIN_FAILED, type LoginParams } from './signIn';
+import { MfaStep } from './MfaStep';
+import { isMfaNeeded, LOGIN_FAILED, type LoginParams } from './signIn';
 import type { Translate } from './texts';
 import { validateLogin, type LoginErrors, type LoginForm as LoginFields } from './validation';
 import './login.css';
@@ -33,6 +34,7 @@ export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) 
     const [errors, setErrors] = useState<LoginErrors>({});
     const [failure, setFailure] = useState<string | null>(null);
     const [submitting, setSubmitting] = useState(false);
+    const [mfa, setMfa] = useState<{ kind: 'code' | 'enroll'; challenge: string } | null>(null);
 
     const change = (field: keyof LoginFields) => (event: ChangeEvent<HTMLInputElement>) => {
         setForm(current => ({ ...current, [field]: event.target.value }));
@@ -49,6 +51,12 @@ export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) 
         try {
             await signIn({ email: form.email.trim(), password: form.password });
         } catch (error) {
+            if (isMfaNeeded(error)) {
+                // The password was right: a code (or an enrolment) comes next.
+                setMfa({ kind: error.kind, challenge: error.challenge });
+                setSubmitting(false);
+                return;
+            }
             const message = (error as Error)?.message || LOGIN_FAILED;
             setFailure(translate(message, { _: message }));
             setSubmitting(false);
@@ -94,6 +102,18 @@ export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) 
                     ))}
                 </select>
             </div>
+            {mfa ? (
+                <MfaStep
+                    translate={translate}
+                    kind={mfa.kind}
+                    challenge={mfa.challenge}
+                    signIn={signIn}
+                    onBack={() => {
+                        setMfa(null);
+                        setForm(current => ({ ...current, password: '' }));
+                    }}
+                />
+            ) : (
             <form className="cara-login-card" onSubmit={submit} noValidate>
                 <div className="cara-login-heading">
                     <LogoMark size={44} />
@@ -115,6 +135,7 @@ export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) 
                     {translate('cara.login.back')}
                 </a>
             </form>
+            )}
         </div>
     );
 };
