@@ -14,6 +14,7 @@ import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { Spinner } from '@/components/ui/Spinner';
 import { consultationPath } from '@/config/paths';
+import { useRowWindow } from '@/lib/rowWindow';
 import { listConsultations, type ConsultationFilters, type ConsultationSummary } from '../api';
 import { StateBadge, useConsoleName } from '../components/StateBadge';
 import { formatDateTime, formatDuration } from '../format';
@@ -37,6 +38,9 @@ const ConsultationsPage = () => {
     const [to, setTo] = useState('');
     const [state, setState] = useState('');
     const [load, setLoad] = useState<Load>({ state: 'loading' });
+    // After many "Load more", only the rows near the viewport are in the page.
+    const listRef = useRef<HTMLUListElement>(null);
+    const rows = useRowWindow(load.state === 'loaded' ? load.items.length : 0, listRef, '[data-testid=consultation-row]');
     const request = useRef(0);
 
     // The text filter waits for a pause in typing; the others apply at once.
@@ -146,8 +150,9 @@ const ConsultationsPage = () => {
             )}
             {load.state === 'loaded' && load.items.length > 0 && (
                 <>
-                    <ul className="cons-list" data-testid="consultations-list">
-                        {load.items.map(item => (
+                    <ul className="cons-list" data-testid="consultations-list" ref={listRef}>
+                        {rows.before > 0 && <li className="row-spacer" aria-hidden="true" style={{ height: rows.before }} />}
+                        {load.items.slice(rows.start, rows.end).map(item => (
                             <li key={item.id} className="cons-item card" data-testid="consultation-row">
                                 <div className="cons-item-head">
                                     <Link className="cons-item-title" to={consultationPath(item.id)}>
@@ -178,6 +183,7 @@ const ConsultationsPage = () => {
                                 </dl>
                             </li>
                         ))}
+                        {rows.after > 0 && <li className="row-spacer" aria-hidden="true" style={{ height: rows.after }} />}
                     </ul>
                     {load.more === 'failed' && (
                         <Alert kind="error">

@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
+import { useRowWindow } from '@/lib/rowWindow';
 import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
 import { DoctorMfaPolicy } from '../components/DoctorMfaPolicy';
 
@@ -21,6 +22,9 @@ const SecurityLog = () => {
     const [cursor, setCursor] = useState<string | null>(null);
     const [busy, setBusy] = useState(false);
     const [error, setError] = useState<string | null>(null);
+    // After many "Show more", only the rows near the viewport are in the page.
+    const bodyRef = useRef<HTMLTableSectionElement>(null);
+    const rows = useRowWindow(entries.length, bodyRef, 'tr[data-action]');
 
     const load = useCallback(async (wanted: AuditFilters, after: string | null) => {
         setBusy(true);
@@ -110,8 +114,13 @@ const SecurityLog = () => {
                                 <th scope="col">{t('On')}</th>
                             </tr>
                         </thead>
-                        <tbody>
-                            {entries.map(entry => (
+                        <tbody ref={bodyRef}>
+                            {rows.before > 0 && (
+                                <tr className="row-spacer" aria-hidden="true">
+                                    <td colSpan={4} style={{ height: rows.before }} />
+                                </tr>
+                            )}
+                            {entries.slice(rows.start, rows.end).map(entry => (
                                 <tr key={entry.id} data-action={entry.action}>
                                     <td>{when(entry.at)}</td>
                                     <td>{entry.actorName ?? t('A removed account')}</td>
@@ -119,6 +128,11 @@ const SecurityLog = () => {
                                     <td>{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : ''}</td>
                                 </tr>
                             ))}
+                            {rows.after > 0 && (
+                                <tr className="row-spacer" aria-hidden="true">
+                                    <td colSpan={4} style={{ height: rows.after }} />
+                                </tr>
+                            )}
                         </tbody>
                     </table>
                 )}
