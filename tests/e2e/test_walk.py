@@ -6,14 +6,27 @@ Seeds one account per role, then runs tests/e2e/walk/walk.test.mjs
 page, no button or input covered by another element (hit-test of its centre),
 a dialog's actions visible without scrolling, axe with no serious or critical
 violation, and no console error or warning. Screenshots of every screen are
-kept (not compared) under artifacts/screens/<app>/<size>/<lang>/<screen>.png.
+kept (not compared) under artifacts/screens/<app>/<size>/<lang>-<theme>/<screen>.png.
+
+WALK_BEFORE_DIR (set by ops/screens-before) points at a checkout whose web/dist
+and admin-web/dist were built from an older commit: the walk then serves those
+apps in front of this API (a small proxy), only takes the screenshots, into
+WALK_SCREENS_DIR (default artifacts/screens-before), and checks nothing.
 """
 
 from __future__ import annotations
 
 import json
+import mimetypes
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.cara.admin_console.seed import subscribe
@@ -57,15 +70,79 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     }
 
 
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-encoding", "content-length", "host"}
+
+
+@contextmanager
+def _proxy(api: str, before: Path) -> Iterator[str]:
+    """Serve `before`'s built apps (SPA fallback to index.html) and pass /api/ on to `api`."""
+    client = httpx.Client(base_url=api, timeout=30)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _api(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+            answer = client.request(
+                self.command, self.path, headers=headers, content=self.rfile.read(length) if length else None
+            )
+            self.send_response(answer.status_code)
+            for key, value in answer.headers.multi_items():
+                if key.lower() not in _HOP_BY_HOP:
+                    self.send_header(key, value)
+            self.send_header("content-length", str(len(answer.content)))
+            self.end_headers()
+            self.wfile.write(answer.content)
+
+        def _static(self) -> None:
+            path = self.path.split("?", 1)[0]
+            app, rest = ("admin-web", path[len("/admin") :]) if path.startswith("/admin") else ("web", path)
+            dist = (before / app / "dist").resolve()
+            file = (dist / rest.lstrip("/")).resolve()
+            if not file.is_file() or dist not in file.parents:
+                file = dist / "index.html"
+            body = file.read_bytes()
+            self.send_response(200)
+            self.send_header("content-type", mimetypes.guess_type(file.name)[0] or "application/octet-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _handle(self) -> None:
+            if self.path.startswith("/api/"):
+                self._api()
+            else:
+                self._static()
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _handle
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        client.close()
+
+
 # About 270 screen variants with axe each (two page loads per screen): minutes on a busy 2-core machine.
 @pytest.mark.timeout(900)
 def test_walk_every_screen(live_server: str, walk_accounts: dict[str, Any]) -> None:
+    before = Path(os.environ["WALK_BEFORE_DIR"]) if os.environ.get("WALK_BEFORE_DIR") else None
     for app in ("web", "admin-web"):
-        if not (REPO / app / "dist" / "index.html").exists():
+        if not ((before or REPO) / app / "dist" / "index.html").exists():
             pytest.fail(f"{app} is not built: run ./ops/test, which builds it first")
-    result = run_browser_script(
-        SCRIPT,
-        {"BASE_URL": live_server, "SCREENS_DIR": str(SCREENS), "FIXTURES": json.dumps(walk_accounts)},
-        timeout=860,
-    )
+    with ExitStack() as stack:
+        if before is None:
+            base, env = live_server, {"SCREENS_DIR": str(SCREENS)}
+        else:
+            base = stack.enter_context(_proxy(live_server, before))
+            folder = os.environ.get("WALK_SCREENS_DIR") or str(REPO / "artifacts" / "screens-before")
+            env = {"SCREENS_DIR": folder, "WALK_CAPTURE_ONLY": "1"}
+        result = run_browser_script(
+            SCRIPT, {"BASE_URL": base, "FIXTURES": json.dumps(walk_accounts), **env}, timeout=860
+        )
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-3000:]

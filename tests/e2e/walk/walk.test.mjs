@@ -15,6 +15,10 @@
 // Screenshots: SCREENS_DIR/<app>/<size>/<lang>-<theme>/<screen>.png (kept, not compared).
 // WALK_ONLY (a regular expression on "<app>/<screen>") narrows the walk while
 // working on a screen.
+// WALK_CAPTURE_ONLY=1 only takes the screenshots, checks nothing, and signs in
+// the way the apps did before browser sessions (token and user in
+// localStorage): ops/screens-before runs it on the apps as they were before the
+// phone-first work, for before/after pictures.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +34,7 @@ const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/+$
 const SCREENS_DIR = path.resolve(process.env.SCREENS_DIR ?? 'artifacts/screens');
 const FIXTURES = JSON.parse(process.env.FIXTURES ?? '{}');
 const ONLY = process.env.WALK_ONLY ? new RegExp(process.env.WALK_ONLY) : null;
+const CAPTURE_ONLY = process.env.WALK_CAPTURE_ONLY === '1';
 
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
 const LANGUAGES = ['en', 'ar'];
@@ -114,12 +119,32 @@ const ROLES = {
  * while consecutive screens use the same account.
  */
 const signedInAs = new WeakMap();
+/** CAPTURE_ONLY: the token and user the older apps read from localStorage, per page. */
+const storedSession = new WeakMap();
 const signInBrowser = async (page, account) => {
     if (account === (signedInAs.get(page) ?? null)) return;
     await page.context().clearCookies();
     signedInAs.delete(page);
+    storedSession.delete(page);
     if (!account) return;
     const { email, password } = FIXTURES[account];
+    if (CAPTURE_ONLY) {
+        const body = await page.evaluate(
+            async body =>
+                (
+                    await fetch('/api/auth/login', {
+                        method: 'POST',
+                        headers: { 'content-type': 'application/json' },
+                        body: JSON.stringify(body),
+                    })
+                ).json(),
+            { email, password, role: ROLES[account] },
+        );
+        assert.ok(body.token, `login of ${account}`);
+        storedSession.set(page, { token: body.token, user: JSON.stringify(body.user) });
+        signedInAs.set(page, account);
+        return;
+    }
     const status = await page.evaluate(
         async body =>
             (
@@ -284,49 +309,66 @@ const walk = async language => {
     await page.goto(`${BASE_URL}/privacy-policy`);
     for (const [app, screen, route, account, action, onlyAt] of SCREENS) {
         if (ONLY && !ONLY.test(`${app}/${screen}`)) continue;
-        const variants = sizes.filter(size => !onlyAt || onlyAt === size).flatMap(size => THEMES.map(theme => [size, theme]));
+        const shownSizes = sizes.filter(size => !onlyAt || onlyAt === size);
+        // Capturing the older apps, which read the theme only on load: one load per theme.
+        const variants = CAPTURE_ONLY
+            ? THEMES.flatMap(theme => shownSizes.map(size => [size, theme]))
+            : shownSizes.flatMap(size => THEMES.map(theme => [size, theme]));
         await signInBrowser(page, account);
-        await page.setViewportSize(SIZES[variants[0][0]]);
-        await page.emulateMedia({ colorScheme: variants[0][1] });
-        await page.evaluate(
-            ({ language, theme }) => {
-                localStorage.clear();
-                localStorage.setItem('locale', language);
-                localStorage.setItem('theme', theme);
-            },
-            { language, theme: variants[0][1] },
-        );
-        logged = [];
-        try {
-            await page.goto(`${BASE_URL}${route}`);
-            await page.locator('h1, [role="heading"], main').first().waitFor({ timeout: 30_000 });
-            // Until no spinner or progress bar shows (lists and figures loaded).
-            await page
-                .locator('.spinner, .MuiCircularProgress-root, .MuiLinearProgress-root')
-                .first()
-                .waitFor({ state: 'hidden', timeout: 10_000 })
-                .catch(() => {});
-            await page.waitForTimeout(200);
-            if (action) await action(page, language);
-        } catch (error) {
-            failures.push(`${app}/*/${language}/${screen}: could not be walked: ${String(error).split('\n')[0]}`);
-            const folder = path.join(SCREENS_DIR, app, variants[0][0], `${language}-${variants[0][1]}`);
-            mkdirSync(folder, { recursive: true });
-            await page.screenshot({ path: path.join(folder, `${screen}.failed.png`) }).catch(() => {});
+        /** Load the screen at `size` in `theme` and run its action; false when it could not be. */
+        const load = async (size, theme) => {
+            await page.setViewportSize(SIZES[size]);
+            await page.emulateMedia({ colorScheme: theme });
+            await page.evaluate(
+                ({ language, theme, session }) => {
+                    localStorage.clear();
+                    localStorage.setItem('locale', language);
+                    localStorage.setItem('theme', theme);
+                    if (session) for (const [key, value] of Object.entries(session)) localStorage.setItem(key, value);
+                },
+                { language, theme, session: storedSession.get(page) ?? null },
+            );
+            logged = [];
+            try {
+                await page.goto(`${BASE_URL}${route}`);
+                await page.locator('h1, [role="heading"], main').first().waitFor({ timeout: CAPTURE_ONLY ? 10_000 : 30_000 });
+                // Until no spinner or progress bar shows (lists and figures loaded).
+                await page
+                    .locator('.spinner, .MuiCircularProgress-root, .MuiLinearProgress-root')
+                    .first()
+                    .waitFor({ state: 'hidden', timeout: 10_000 })
+                    .catch(() => {});
+                await page.waitForTimeout(200);
+                // The older apps may lack what an action looks for: their screen is taken as it is.
+                if (action) await (CAPTURE_ONLY ? action(page, language).catch(() => {}) : action(page, language));
+                return true;
+            } catch (error) {
+                failures.push(`${app}/${size}/${language}-${theme}/${screen}: could not be walked: ${String(error).split('\n')[0]}`);
+                const folder = path.join(SCREENS_DIR, app, size, `${language}-${theme}`);
+                mkdirSync(folder, { recursive: true });
+                await page.screenshot({ path: path.join(folder, `${screen}.failed.png`) }).catch(() => {});
+                return false;
+            }
+        };
+        let shown = variants[0];
+        if (!(await load(...shown))) {
             walked += 1;
             continue;
         }
-        let shown = variants[0];
         for (const [size, theme] of variants) {
             const label = `${app}/${size}/${language}-${theme}/${screen}`;
             try {
-                if (size !== shown[0]) {
-                    await page.setViewportSize(SIZES[size]);
-                    await page.waitForTimeout(150); // layout and media queries settle
+                if (CAPTURE_ONLY && theme !== shown[1]) {
+                    if (!(await load(size, theme))) break;
+                } else {
+                    if (size !== shown[0]) {
+                        await page.setViewportSize(SIZES[size]);
+                        await page.waitForTimeout(150); // layout and media queries settle
+                    }
+                    if (theme !== shown[1]) await applyTheme(page, theme);
                 }
-                if (theme !== shown[1]) await applyTheme(page, theme);
                 shown = [size, theme];
-                const problems = [...(await page.evaluate(inspect)), ...(await axe(page)), ...logged];
+                const problems = CAPTURE_ONLY ? [] : [...(await page.evaluate(inspect)), ...(await axe(page)), ...logged];
                 logged = [];
                 const folder = path.join(SCREENS_DIR, app, size, `${language}-${theme}`);
                 mkdirSync(folder, { recursive: true });
@@ -349,5 +391,6 @@ test('every screen, at both sizes, in English and Arabic, light and dark', async
     console.log(`walked ${walked} screens in ${seconds} s; screenshots in ${SCREENS_DIR}`);
     failures.sort();
     writeFileSync(path.join(SCREENS_DIR, 'walk-report.txt'), `${walked} screens walked in ${seconds} s\n${failures.join('\n')}\n`);
+    if (CAPTURE_ONLY) return; // pictures only: what the older apps got wrong is in the report
     assert.equal(failures.length, 0, `${failures.length} problems:\n${failures.join('\n')}`);
 });
