@@ -438,6 +438,8 @@ def bench_throughput(
             f"{hospitals[0].schema}) in {setup:.1f} s ({len(doctors) / setup:.0f}/s)"
         )
         pools = {"A": doctors[:tenants], "B": [doctors[0], *doctors[tenants:]]}
+        if len(pools["B"]) < tenants:  # as many doctors as A: A and B differ in tenants only
+            pools["B"] += clone_doctors(pools["B"][-1], tenants - len(pools["B"]))
     one = pools["B"][0].schema
     names = {
         "A": f"{tenants} tenants, {len(pools['A'])} doctors",
