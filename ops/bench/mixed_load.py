@@ -516,7 +516,9 @@ def sql_floor(seeded: Seeded, *, everyone: bool, transactions: int = 3000, conne
     picks = [rng.choice(schemas) for _ in range(transactions)]
     account = uuid.uuid4()  # no such doctor: the read is an index probe, as for one that exists
     result = SqlFloor(
-        "every hospital schema" if everyone else f"the {len(schemas)} active hospitals' schemas"
+        f"every hospital schema ({len(schemas)})"
+        if everyone
+        else f"the {len(schemas)} active hospitals' schemas"
     )
     result.catalog = (
         f"pg_class {catalog[0]:,} rows ({catalog[1]}), pg_attribute {catalog[2]:,} rows ({catalog[3]})"
