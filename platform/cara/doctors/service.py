@@ -296,7 +296,11 @@ def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> Ho
     if errors:
         raise ValidationFailed(dict(errors))
     email = normalise_email(body.email or "")
-    if email_taken(session, email):
+    holder = auth_service.account_with_email(session, email)
+    if holder is not None:
+        if holder.hospital_id is not None and holder.hospital_id == principal.hospital_id:
+            # One of this hospital's own accounts: its list shows the address already.
+            raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
         return _address_in_use(session, principal, body, email)
     account, profile = create_doctor(
         session, body, hospital=principal, acting=principal, platform_action="doctor.created"
@@ -307,7 +311,7 @@ def add_doctor(session: Session, principal: Principal, body: DoctorCreate) -> Ho
 def _address_in_use(
     session: Session, principal: Principal, body: DoctorCreate, email: str
 ) -> HospitalDoctorOut:
-    """An address that already has an account (of any tenant) is not revealed to the hospital:
+    """An address that already has an account of another tenant is not revealed to the hospital:
     the same checks and work as a new doctor (the plan's seats, the password hashed), the same
     answer's shape, and no account made. The address's owner is told by mail instead, and the
     platform log (admins only) records the attempt."""

@@ -149,6 +149,10 @@ class TestAdd:
             owner = s.scalar(select(Account).where(Account.email == independent["email"]))
             assert owner is not None and owner.hospital_id is None
         assert [a for a, _, _ in tenant_audit(hospital)].count("doctor.created") == 1
+        # One of the hospital's own doctors is no secret to it: that stays a 409.
+        own = add(client, hospital, n=41, email=fresh.json()["email"])
+        assert own.status_code == 409
+        assert own.json()["fields"]["email"] == "An account with this email already exists."
         worker.join("mail", timeout=10_000)
         deadline = time.time() + 5
         while not [r for r in caplog.records if getattr(r, "mail_subject", "") == IN_USE_SUBJECT]:
