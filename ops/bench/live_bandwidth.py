@@ -13,7 +13,8 @@ Modes:
 * PCM-JSON, every chunk: today's console before the silence gate (2048 samples, 8 a second, silence
   included) and Cara's 24 kHz PCM as base64 `audio` messages;
 * PCM-JSON, silence not sent: the same frames, only while the doctor speaks;
-* Opus: 20 ms packets as binary frames, only while someone speaks.
+* Opus: binary frames, only while someone speaks; each a packet of up to 120 ms (the 20 ms frames
+  the encoder completes from the audio given to it, packed together as the relay does).
 Heartbeat (ping/pong each second) is counted in every mode. With `--jpeg-kb`, camera frames
 (base64 JPEG in JSON, one every `--frame-every` s while the picture changes) are added to the
 up figure: the JPEG size is an assumption given on the command line, not measured here.
@@ -116,10 +117,10 @@ def heartbeat(seconds: float) -> tuple[int, int]:
 
 def transcoding_cost(doctor: bytes, cara: bytes) -> None:
     """CPU of the relay's transcoding per consultation (one process, one core): every microphone
-    packet decoded and every 20 ms of Cara's speech encoded, timed one by one."""
+    packet decoded and Cara's speech encoded 20 ms at a time, timed one by one."""
     import time
 
-    from cara.live.opus import OpusDecoder
+    from cara.live.opus import OpusDecoder, packet_ms
 
     mic = OpusEncoder(rate=MIC_RATE)
     packets = mic.encode(doctor) + mic.flush()
@@ -139,7 +140,7 @@ def transcoding_cost(doctor: bytes, cara: bytes) -> None:
         encoder.encode(chunk)
         encode_times.append(time.perf_counter() - start)
     cpu = time.process_time() - cpu
-    audio_seconds = len(packets) * 0.02 + len(chunks) * 0.02
+    audio_seconds = sum(map(packet_ms, packets)) / 1000 + len(chunks) * 0.02
 
     def p99(values: list[float]) -> float:
         return sorted(values)[int(len(values) * 0.99)] * 1000
@@ -147,10 +148,10 @@ def transcoding_cost(doctor: bytes, cara: bytes) -> None:
     def p50(values: list[float]) -> float:
         return sorted(values)[len(values) // 2] * 1000
 
-    # While one side speaks, the relay handles 50 packets a second for that consultation.
+    # While one side speaks, the relay transcodes that side's audio for that consultation.
     per_session = cpu / audio_seconds
     print()
-    print("Transcoding on the relay (one consultation, 50 packets/s while someone speaks):")
+    print("Transcoding on the relay (one consultation, while someone speaks):")
     print(f"  decode up: p50 {p50(decode_times):.3f} ms, p99 {p99(decode_times):.3f} ms")
     print(f"  encode down: p50 {p50(encode_times):.3f} ms, p99 {p99(encode_times):.3f} ms")
     print(f"  CPU: {per_session * 100:.2f}% of a core per speaking consultation")
