@@ -75,8 +75,33 @@ def _token(response: httpx.Response) -> str:
     return str(body["token"] if "token" in body else body["data"]["token"])  # login or sign-up
 
 
+def _admin_token(http: httpx.Client, login: dict[str, object], totp_secret: str | None) -> str:
+    """The admin's bearer token through two-factor sign-in when the server asks for it: an admin
+    without it enrols (ADMIN_MFA_REQUIRED), one with it needs its key (--admin-totp-secret)."""
+    import pyotp
+
+    answer = http.post("/api/auth/login", json=login)
+    body = answer.json() if answer.status_code < 400 else {}
+    if body.get("mfaRequired") == "enroll":
+        setup = http.post("/api/auth/login/mfa/setup", json={"challenge": body["challenge"]})
+        code = pyotp.TOTP(setup.json()["secret"]).now() if setup.status_code == 200 else ""
+        enabled = http.post("/api/auth/login/mfa/enable", json={"challenge": body["challenge"], "code": code})
+        print(f"the admin enrolled in two-factor sign-in; its key: {setup.json().get('secret')}", flush=True)
+        return _token(enabled)
+    if body.get("mfaRequired") == "code":
+        if not totp_secret:
+            raise SystemExit("the admin has two-factor sign-in: pass --admin-totp-secret (its key)")
+        code = pyotp.TOTP(totp_secret).now()
+        return _token(http.post("/api/auth/login/mfa", json={"challenge": body["challenge"], "code": code}))
+    return _token(answer)
+
+
 def make_accounts(
-    base_url: str, admin_email: str | None, admin_password: str | None, roles: tuple[str, ...] = ROLES
+    base_url: str,
+    admin_email: str | None,
+    admin_password: str | None,
+    roles: tuple[str, ...] = ROLES,
+    admin_totp_secret: str | None = None,
 ) -> dict[str, dict[str, str]]:
     """Authorization headers per role, from fresh accounts (unique emails) on the server."""
     tag = secrets.token_hex(4)
@@ -143,7 +168,7 @@ def make_accounts(
             if not admin_email or not admin_password:
                 raise SystemExit("the admin role needs --admin-email and --admin-password")
             login = {"email": admin_email, "password": admin_password, "role": "admin"}
-            headers["admin"] = _bearer(_token(http.post("/api/auth/login", json=login)))
+            headers["admin"] = _bearer(_admin_token(http, login, admin_totp_secret))
     return {role: headers[role] for role in roles}
 
 
@@ -266,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="a running Cara (./ops/dev)")
     parser.add_argument("--admin-email", default=os.environ.get("FIRST_ADMIN_EMAIL"))
     parser.add_argument("--admin-password", default=os.environ.get("FIRST_ADMIN_PASSWORD"))
+    parser.add_argument("--admin-totp-secret", help="the admin's two-factor key, when it has enrolled")
     parser.add_argument("--roles", default=",".join(ROLES), help="comma-separated, of: " + ", ".join(ROLES))
     parser.add_argument("--max-examples", type=int, default=100, help="test cases per operation and phase")
     parser.add_argument("--seed", type=int, default=20261125)
@@ -280,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     base_url = args.base_url.rstrip("/")
     report_dir = args.report_dir.resolve()
     report_dir.mkdir(parents=True, exist_ok=True)
-    accounts = make_accounts(base_url, args.admin_email, args.admin_password, roles)
+    accounts = make_accounts(base_url, args.admin_email, args.admin_password, roles, args.admin_totp_secret)
     results = []
     for role in roles:
         print(f"==> fuzzing as {role}", flush=True)

@@ -274,3 +274,17 @@ def test_admins_must_enrol_before_anything_else(
 def test_accounts_without_two_factor_keep_the_login_shape(client: Any, doctor: dict[str, Any]) -> None:
     body = _login(client, doctor["email"]).json()
     assert set(body) == {"message", "token", "user"}
+
+
+def test_the_fuzzer_signs_an_admin_in_through_enrolment(
+    client: Any, admin_token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ops/fuzz's admin account when the server requires two-factor of admins."""
+    from cara_devstack import fuzz
+
+    monkeypatch.setattr(get_settings(), "admin_mfa_required", True)
+    login = {"email": "root-admin@example.com", "password": "root-password", "role": "admin"}
+    token = fuzz._admin_token(client, login, None)
+    assert client.get("/api/auth/user", headers=auth(token)).json()["role"] == "admin"
+    with pytest.raises(SystemExit, match="admin-totp-secret"):
+        fuzz._admin_token(client, login, None)
