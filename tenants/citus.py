@@ -58,21 +58,65 @@ def reference_tables() -> list[str]:
     return [f"{PLATFORM_SCHEMA}.{name}" for name in ordered]
 
 
-def limit_worker_connections(connection: Connection) -> None:
-    """No idle coordinator-to-worker connections kept between transactions, in this database.
+# How long a cached worker connection may be reused when caching is on (below): a backend closes
+# older ones at the end of its next transaction, so its cache holds the hospitals it served in
+# about the last minute, not every hospital it ever served.
+CACHED_CONNECTION_LIFETIME = "60s"
+
+
+def workers_pooled(connection: Connection) -> bool:
+    """Whether every worker is reached through a pooler named in `pg_dist_poolinfo`, and the
+    coordinator does not throttle its connections to them (`citus.max_shared_pool_size = -1`):
+    the two conditions under which caching worker connections is safe (`limit_worker_connections`)."""
+    unpooled = connection.execute(
+        text(
+            "SELECT count(*) FROM pg_dist_node n LEFT JOIN pg_dist_poolinfo p USING (nodeid)"
+            " WHERE n.noderole = 'primary' AND n.groupid <> 0 AND p.poolinfo IS NULL"
+        )
+    ).scalar_one()
+    throttle = connection.execute(text("SHOW citus.max_shared_pool_size")).scalar_one()
+    return unpooled == 0 and str(throttle) == "-1"
+
+
+def limit_worker_connections(connection: Connection) -> bool:
+    """The database's worker connection policy; returns whether worker connections are cached.
 
     Citus keeps a connection it opened to a worker for the next transaction of the same backend,
     one per worker *and user*. Inside a tenant request the user is the tenant's role, so every
     pooled coordinator backend ends up holding an idle connection per hospital it has served:
-    backends x hospitals connections per worker, past any max_connections once a few dozen
-    hospitals are busy (ops/bench/citus_vs_single.py hit it with 30 backends and 40 hospitals).
-    Without the cache a worker holds at most one connection per coordinator transaction in
-    flight; each tenant transaction opens its own (through a PgBouncer beside each worker, named
-    in `pg_dist_poolinfo`, that costs a connection to PgBouncer, not a worker backend's start).
-    Keeping the cache on behind such poolers stalled the doctor-list benchmark (no request
-    answered in 10 s at 20 clients of one hospital), so the cache stays off either way."""
+    backends x hospitals connections per worker.
+
+    Straight to the workers that is past any max_connections once a few dozen hospitals are busy
+    (ops/bench/citus_vs_single.py hit it with 30 backends and 40 hospitals), so no connection is
+    cached: a worker holds at most one connection per coordinator transaction in flight, and each
+    tenant transaction opens its own.
+
+    Through a PgBouncer beside each worker (`pg_dist_poolinfo`) a cached connection is a client of
+    PgBouncer, not a worker backend, and PgBouncer bounds the worker's backends. What then stalls
+    is the coordinator's own count: every cached connection counts against
+    `citus.max_shared_pool_size` (by default the coordinator's max_connections), and a backend that
+    needs a connection for a hospital it has not cached waits for a free slot, with no timeout,
+    while the slots are held by the caches of backends that are themselves waiting or idle in the
+    API's pool (the doctor-list benchmark stalled so, with 300 cached connections per worker).
+    With every worker pooled and that count off (`max_shared_pool_size = -1`, a server setting of
+    the coordinator), one connection per worker and role is cached, for at most
+    CACHED_CONNECTION_LIFETIME: a busy hospital's transactions reuse their connection (no TLS
+    handshake and PgBouncer login each time)."""
     database = connection.execute(text("SELECT current_database()")).scalar_one()
-    connection.execute(text(f'ALTER DATABASE "{database}" SET citus.max_cached_conns_per_worker = 0'))
+    cached = workers_pooled(connection)
+    connection.execute(
+        text(f'ALTER DATABASE "{database}" SET citus.max_cached_conns_per_worker = {1 if cached else 0}')
+    )
+    if cached:
+        connection.execute(
+            text(
+                f'ALTER DATABASE "{database}" SET citus.max_cached_connection_lifetime'
+                f" = '{CACHED_CONNECTION_LIFETIME}'"
+            )
+        )
+    else:
+        connection.execute(text(f'ALTER DATABASE "{database}" RESET citus.max_cached_connection_lifetime'))
+    return cached
 
 
 def distribute_platform(connection: Connection) -> list[str]:

@@ -60,6 +60,7 @@ from _common import (
     create_doctors,
     create_hospitals,
     log,
+    plain_conninfo,
     prepare_database,
     process_cpu_seconds,
     servers,
@@ -82,6 +83,7 @@ class Plan:
     warmup: float
     rounds: int
     poolers: bool = True
+    worker_sslmode: str | None = None
 
     def __str__(self) -> str:
         return (
@@ -92,6 +94,7 @@ class Plan:
                 if self.poolers
                 else "direct to workers"
             )
+            + (f", citus.node_conninfo sslmode={self.worker_sslmode}" if self.worker_sslmode else "")
         )
 
 
@@ -108,11 +111,24 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         action="store_true",
         help="the coordinator connects to the workers directly, not through their PgBouncers",
     )
+    parser.add_argument(
+        "--worker-sslmode",
+        choices=("disable", "prefer", "require"),
+        help="the coordinator's citus.node_conninfo sslmode for this run (default: as configured, "
+        "Citus's default is require): what TLS to the workers costs on one host",
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        return Plan(10, 50, args.concurrency, 3.0, 1.0, 1, not args.direct)
+        return Plan(10, 50, args.concurrency, 3.0, 1.0, 1, not args.direct, args.worker_sslmode)
     return Plan(
-        args.hospitals, args.doctors, args.concurrency, args.duration, 2.0, args.rounds, not args.direct
+        args.hospitals,
+        args.doctors,
+        args.concurrency,
+        args.duration,
+        2.0,
+        args.rounds,
+        not args.direct,
+        args.worker_sslmode,
     )
 
 
@@ -160,6 +176,7 @@ class Load:
     p50_ms: list[float] = field(default_factory=list)
     p99_ms: list[float] = field(default_factory=list)
     server_cpu: float = 0.0
+    database_cpu: float = 0.0
 
     @property
     def rps(self) -> float:
@@ -169,22 +186,38 @@ class Load:
     def errors(self) -> int:
         return self.bad_status + self.socket_errors
 
+    def per_request(self, seconds: float) -> float:
+        return seconds / self.requests * 1000 if self.requests else float("nan")
+
+    @property
+    def cpu_per_request(self) -> float:
+        """API and database CPU per request, ms: what bounds the rate on a machine of its own."""
+        return self.per_request(self.server_cpu + self.database_cpu)
+
     def line(self) -> str:
-        cpu = self.server_cpu / self.requests * 1000 if self.requests else float("nan")
         return (
             f"{self.rps:.0f} req/s, p50 {statistics.median(self.p50_ms):.1f} / "
-            f"p99 {statistics.median(self.p99_ms):.1f} ms, server CPU {cpu:.2f} ms/request"
+            f"p99 {statistics.median(self.p99_ms):.1f} ms, CPU ms/request: API "
+            f"{self.per_request(self.server_cpu):.2f} + database {self.per_request(self.database_cpu):.2f}"
             + (f", non-2xx {self.bad_status}" if self.bad_status else "")
             + (f", socket errors/timeouts {self.socket_errors}" if self.socket_errors else "")
         )
 
 
 def wrk(
-    binary: str, api: ApiServer, path: str, tokens: Sequence[str], *, seconds: float, connections: int
+    binary: str,
+    api: ApiServer,
+    path: str,
+    tokens: Sequence[str],
+    *,
+    seconds: float,
+    connections: int,
+    database_cpu: Callable[[], float] = lambda: 0.0,
 ) -> Load:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(_LUA % {"tokens": ", ".join(f'"{t}"' for t in tokens)})
     try:
+        db_cpu = database_cpu()
         cpu = process_cpu_seconds(api.process.pid)
         done = subprocess.run(
             [
@@ -204,13 +237,14 @@ def wrk(
             check=True,
         )
         cpu = process_cpu_seconds(api.process.pid) - cpu
+        db_cpu = database_cpu() - db_cpu
     finally:
         os.unlink(script.name)
     found = re.search(r"^CARA (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$", done.stdout, re.M)
     if not found:
         raise RuntimeError(f"unexpected wrk output:\n{done.stdout}\n{done.stderr}")
     n, micros, status, sock, p50, _p95, p99, _max = (int(x) for x in found.groups())
-    return Load(n, micros / 1e6, status, sock, [p50 / 1000], [p99 / 1000], cpu)
+    return Load(n, micros / 1e6, status, sock, [p50 / 1000], [p99 / 1000], cpu, db_cpu)
 
 
 def merge(into: Load, more: Load) -> None:
@@ -221,6 +255,65 @@ def merge(into: Load, more: Load) -> None:
     into.p50_ms += more.p50_ms
     into.p99_ms += more.p99_ms
     into.server_cpu += more.server_cpu
+    into.database_cpu += more.database_cpu
+
+
+# ---------------------------------------------------------------- database CPU
+
+_TICK = os.sysconf("SC_CLK_TCK")
+CITUS_DATA = Path(os.environ.get("CITUS_DATA", REPO / ".data" / "citus"))
+
+
+def _cpu(pid: int) -> tuple[int, float, float]:
+    """(parent pid, own CPU s, CPU s of reaped children) of a live process; (0, 0, 0) if gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0, 0.0, 0.0
+    own = (int(fields[11]) + int(fields[12])) / _TICK
+    return int(fields[1]), own, (int(fields[13]) + int(fields[14])) / _TICK
+
+
+def tree_cpu(pids: Sequence[int]) -> float:
+    """CPU seconds of the processes and their children, living or reaped (a server's backends)."""
+    stats = {int(p): _cpu(int(p)) for p in os.listdir("/proc") if p.isdigit()}
+    total = 0.0
+    for pid in pids:
+        total += stats.get(pid, (0, 0.0, 0.0))[1] + stats.get(pid, (0, 0.0, 0.0))[2]
+        total += sum(own + reaped for parent, own, reaped in stats.values() if parent == pid)
+    return total
+
+
+def cluster_cpu() -> float:
+    """Every process of the local cluster: each node's postmaster and backends, and the workers'
+    PgBouncers. Only this benchmark uses the cluster while it runs."""
+    pids = []
+    for pidfile in (*CITUS_DATA.glob("nodes/*/postmaster.pid"), *CITUS_DATA.glob("nodes/*/pgbouncer.pid")):
+        try:
+            pids.append(int(pidfile.read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return tree_cpu(pids)
+
+
+def backends_cpu(db_url: str) -> Callable[[], float]:
+    """CPU of the backends connected to one database of a shared server (the API's pool, steady
+    under load), found by their process titles ("postgres: <user> <database> ..."); the server's
+    other work is not this benchmark's."""
+    marker = f" {db_url.rsplit('/', 1)[-1]} ".encode()
+
+    def measure() -> float:
+        total = 0.0
+        for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if title.startswith(b"postgres: ") and marker in title:
+                total += _cpu(int(pid))[1]
+        return total
+
+    return measure
 
 
 # ---------------------------------------------------------------- the two deployments
@@ -236,6 +329,7 @@ class Deployment:
     doctors: list[Login] = field(default_factory=list)
     hospital_id: str = ""
     admin_token: str = ""
+    database_cpu: Callable[[], float] = lambda: 0.0
 
 
 def use(deployment: Deployment) -> None:
@@ -263,6 +357,27 @@ def coordinator_up() -> bool:
     except psycopg.OperationalError:
         return False
     return True
+
+
+@contextmanager
+def worker_sslmode(mode: str | None) -> Iterator[None]:
+    """The coordinator's `citus.node_conninfo` sslmode for the run (a server setting), then reset."""
+    if mode is None:
+        yield
+        return
+    conninfo = f"host=127.0.0.1 port={CITUS_PORT} user=postgres dbname=postgres"
+
+    def apply(sql: str) -> None:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(sql)
+            conn.execute("SELECT pg_reload_conf()")
+
+    apply(f"ALTER SYSTEM SET citus.node_conninfo = 'sslmode={mode}'")
+    log(f"coordinator -> workers with sslmode={mode}")
+    try:
+        yield
+    finally:
+        apply("ALTER SYSTEM RESET citus.node_conninfo")
 
 
 @contextmanager
@@ -309,6 +424,24 @@ def citus_database(redis_url: str, *, poolers: bool = False) -> Iterator[Servers
         if started_here:
             cluster("stop")
             log("stopped the Citus cluster")
+
+
+def cached_worker_connections(found: Servers) -> str:
+    """The cluster database's worker connection policy (tenants.citus.limit_worker_connections)."""
+    with psycopg.connect(plain_conninfo(found.db_url)) as conn:
+        cached, lifetime, throttle = (
+            conn.execute(f"SHOW {name}").fetchone()[0]  # type: ignore[index]
+            for name in (
+                "citus.max_cached_conns_per_worker",
+                "citus.max_cached_connection_lifetime",
+                "citus.max_shared_pool_size",
+            )
+        )
+    return (
+        f"worker connections cached per worker and role: {cached}"
+        + (f" (lifetime {lifetime})" if cached != "0" else "")
+        + f", citus.max_shared_pool_size {throttle}"
+    )
 
 
 def set_up(deployment: Deployment, plan: Plan, stack: ExitStack, log_dir: Path) -> None:
@@ -421,9 +554,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ExitStack() as stack:
         single_found = stack.enter_context(servers(stack))
         citus_found = stack.enter_context(citus_database(single_found.redis_url, poolers=plan.poolers))
+        stack.enter_context(worker_sslmode(plan.worker_sslmode))
         log_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cara-bench-")))
-        single = Deployment("single", single_found)
-        citus = Deployment("citus", citus_found)
+        single = Deployment("single", single_found, database_cpu=backends_cpu(single_found.db_url))
+        citus = Deployment("citus", citus_found, database_cpu=cluster_cpu)
         try:
             with ExitStack() as apis:  # both uvicorn servers stop before their databases are dropped
                 for deployment in (single, citus):
@@ -433,7 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"single: {single_found.db_url.rsplit('@', 1)[-1]}\n"
                     f"citus:  {citus_found.db_url.rsplit('@', 1)[-1]} (coordinator; workers on "
                     f"{CITUS_PORT + 1} and {CITUS_PORT + 2}, same host)\n"
-                    f"redis:  {single_found.redis_url}\nplan:   {plan}",
+                    f"redis:  {single_found.redis_url}\nplan:   {plan}\n"
+                    f"cluster: {cached_worker_connections(citus_found)}",
                     flush=True,
                 )
                 measure(binary, plan, single, citus, summary)
@@ -468,7 +603,15 @@ def measure(binary: str, plan: Plan, single: Deployment, citus: Deployment, summ
                 assert d.api is not None
                 url = path.format(hospital=d.hospital_id)
                 wrk(binary, d.api, url, tokens(d), seconds=plan.warmup, connections=connections)
-                load = wrk(binary, d.api, url, tokens(d), seconds=plan.duration, connections=connections)
+                load = wrk(
+                    binary,
+                    d.api,
+                    url,
+                    tokens(d),
+                    seconds=plan.duration,
+                    connections=connections,
+                    database_cpu=d.database_cpu,
+                )
                 merge(results[(name, d.name)], load)
                 print(f"round {r + 1} {name} [{d.name}]: {load.line()}", flush=True)
     print()
@@ -478,6 +621,12 @@ def measure(binary: str, plan: Plan, single: Deployment, citus: Deployment, summ
         print(f"{name}: single {one.line()}")
         print(f"{name}: citus  {many.line()}")
         print(f"{name}: cluster / single = {ratio:.2f}", flush=True)
+        cpu_ratio = one.cpu_per_request / many.cpu_per_request
+        print(
+            f"{name}: CPU per request (API + database) single {one.cpu_per_request:.2f} ms, "
+            f"citus {many.cpu_per_request:.2f} ms: single / cluster = {cpu_ratio:.2f}",
+            flush=True,
+        )
         target = name.startswith(("tenant-scoped", "doctor list"))
         summary.add(
             name,
@@ -486,6 +635,11 @@ def measure(binary: str, plan: Plan, single: Deployment, citus: Deployment, summ
             f"{ratio:.2f}x" + (f", errors {one.errors + many.errors}" if one.errors + many.errors else ""),
             f">= {RATIO_TARGET}x" if target else "",
             (ratio >= RATIO_TARGET and not one.errors + many.errors) if target else None,
+        )
+        summary.add(
+            f"{name}: CPU per request",
+            f"single {one.cpu_per_request:.2f} ms, citus {many.cpu_per_request:.2f} ms "
+            f"(API + database processes): single / cluster = {cpu_ratio:.2f}",
         )
     work = {d.name: admin_work(d) for d in (single, citus)}
     for key, label in (

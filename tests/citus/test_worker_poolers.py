@@ -1,7 +1,7 @@
 """A PgBouncer beside each worker (ops/citus/cluster poolers, `pg_dist_poolinfo`): the coordinator's
 worker connections go through it, tenant roles still log in to the worker as themselves (so the
-worker refuses another hospital's schema), and Cara's database still keeps no worker connection
-cached between transactions."""
+worker refuses another hospital's schema), and Cara's database caches one worker connection per
+worker and role then (the coordinator's count of worker connections being off), none without."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ def poolers(on_citus: CitusDatabase) -> Iterator[CitusDatabase]:
         yield on_citus
     finally:
         cluster("no-poolers", on_citus.name)
+        with get_engine().begin() as conn:
+            assert not citus.limit_worker_connections(conn)  # direct again: nothing cached
+        assert _cached(get_engine().url) == "0"
 
 
 def _cached(url: Any) -> str:
@@ -38,12 +41,15 @@ def _cached(url: Any) -> str:
         fresh.dispose()
 
 
-def test_every_worker_is_named_in_poolinfo_and_no_connection_is_cached(poolers: CitusDatabase) -> None:
+def test_every_worker_is_named_in_poolinfo_and_one_connection_per_role_is_cached(
+    poolers: CitusDatabase,
+) -> None:
     with get_engine().begin() as conn:
         ports = set(conn.execute(text("SELECT poolinfo FROM pg_dist_poolinfo")).scalars())
         assert len(ports) == 2 and all("port=55" in p for p in ports)
-        citus.limit_worker_connections(conn)  # what the platform migration runs
-    assert _cached(get_engine().url) == "0"
+        assert conn.execute(text("SHOW citus.max_shared_pool_size")).scalar_one() == "-1"
+        assert citus.limit_worker_connections(conn)  # what the platform migration runs
+    assert _cached(get_engine().url) == "1"
 
 
 def test_tenant_roles_reach_their_worker_through_pgbouncer_and_only_their_schema(
