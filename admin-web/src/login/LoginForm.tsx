@@ -1,4 +1,4 @@
-import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useId, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react';
 import { LOCALES, type Locale } from '../i18n/locales';
 import { LogoMark } from '../layout/Logo';
 import { MfaStep } from './MfaStep';
@@ -22,6 +22,11 @@ const storedTheme = (): string | null => {
         return null;
     }
 };
+/** A theme chosen in another tab of either app applies here too. */
+const onStorage = (onChange: () => void) => {
+    window.addEventListener('storage', onChange);
+    return () => window.removeEventListener('storage', onChange);
+};
 
 /**
  * /admin/login: the admin login form (spec §2 `/admin-login`, §5, §8). Plain
@@ -30,6 +35,7 @@ const storedTheme = (): string | null => {
  */
 export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) => {
     const id = useId();
+    const theme = useSyncExternalStore(onStorage, storedTheme);
     const [form, setForm] = useState<LoginFields>({ email: '', password: '' });
     const [errors, setErrors] = useState<LoginErrors>({});
     const [failure, setFailure] = useState<string | null>(null);
@@ -88,7 +94,7 @@ export const LoginForm = ({ translate, locale, onLocaleChange, signIn }: Props) 
     };
 
     return (
-        <div className={`cara-login${storedTheme() === 'dark' ? ' cara-login--dark' : ''}`}>
+        <div className={`cara-login${theme === 'dark' ? ' cara-login--dark' : ''}`}>
             <div className="cara-login-language" data-testid="language-switcher">
                 <select
                     aria-label={translate('ra.action.select_language', { _: 'Language' })}
