@@ -80,6 +80,15 @@ def test_hospital_created_doctor_follows_the_hospital(client: Any) -> None:
     assert _access(staff["email"]) is True
 
 
+def test_hospital_created_doctor_sees_an_ended_plan_by_name(client: Any) -> None:
+    hospital_body = hospital_payload()
+    hospital = signup(client, hospital_body)
+    doctor = add_staff(client, doctor_payload(isHospitalCreated=True), hospital["token"])
+    subscribe(hospital_body["email"], "hospital-gold", status="canceled")
+    r = client.get("/api/doctors/hospital-subscription-status", headers=auth(doctor["token"]))
+    assert r.json() == {"hospitalSubscriptionActive": False, "status": "canceled", "planName": "Gold"}
+
+
 def test_hospital_sees_its_own_subscription(client: Any) -> None:
     body = hospital_payload()
     hospital = signup(client, body)
