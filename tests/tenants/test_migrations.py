@@ -180,6 +180,7 @@ class TestMigrateOnlyWhatNeedsIt:
             schemas = registry.all_schema_names(s)
         scripts = _tree_with_column(tmp_path)
         behind, regrant, missing = schemas[1], schemas[2], "hospital_ffffffffffff"
+        no_defaults = schemas[3]
         # every schema but `behind` is already at t9999, as if migrated before
         with get_engine().begin() as conn:
             database = str(conn.execute(text("SELECT current_database()")).scalar_one())
@@ -190,11 +191,19 @@ class TestMigrateOnlyWhatNeedsIt:
             # and one role lost its rights on its schema's tables
             role = roles.role_for(database, regrant)
             conn.execute(text(f'REVOKE ALL ON ALL TABLES IN SCHEMA "{regrant}" FROM "{role}"'))
+            # and another its default privileges for the tables later revisions add
+            other = roles.role_for(database, no_defaults)
+            conn.execute(
+                text(
+                    f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{no_defaults}"'
+                    f' REVOKE SELECT, INSERT, UPDATE, DELETE ON TABLES FROM "{other}"'
+                )
+            )
         with get_engine().connect() as conn:
             plan = migrate.plan_tenant_upgrade(conn, [*schemas, missing], target="t9999", scripts=scripts)
         assert plan.behind == [behind, missing]
-        assert plan.grants == [regrant]
-        assert sorted(plan.current) == sorted(set(schemas) - {behind, regrant})
+        assert plan.grants == sorted([regrant, no_defaults], key=schemas.index)
+        assert sorted(plan.current) == sorted(set(schemas) - {behind, regrant, no_defaults})
 
         results = migrate.upgrade_tenant_schemas(
             get_engine(), [*schemas, missing], target="t9999", jobs=2, scripts=scripts
@@ -202,7 +211,7 @@ class TestMigrateOnlyWhatNeedsIt:
         by_schema = {r.schema: r for r in results}
         # the schema that does not exist is reported, and did not stop the others
         assert [r.schema for r in migrate.failed(results)] == [missing]
-        assert not by_schema[behind].skipped and not by_schema[regrant].skipped
+        assert not any(by_schema[s].skipped for s in (behind, regrant, no_defaults))
         assert {s for s, r in by_schema.items() if r.skipped} == set(plan.current)
         with get_engine().begin() as conn:
             versions = migrate.tenant_versions(conn, schemas)
