@@ -1,4 +1,4 @@
-import type { ComponentType, ReactNode } from 'react';
+import { Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, matchRoutes, type RouteObject } from 'react-router';
 
 import { AppLayout } from '@/components/layout/AppLayout';
@@ -25,7 +25,19 @@ type PageModule = Promise<{ default: ComponentType }>;
 const page = (load: () => PageModule, wrap?: (element: ReactNode) => ReactNode): Pick<RouteObject, 'lazy'> => ({
     lazy: async () => {
         const { default: Page } = await load();
-        return { element: wrap ? wrap(<Page />) : <Page /> };
+        // A page that suspends (its translations still loading) does so inside its guards, which
+        // stay mounted: under Preact's Suspense they would be mounted again and check again.
+        return {
+            element: wrap ? (
+                wrap(
+                    <Suspense fallback={<FullScreenSpinner />}>
+                        <Page />
+                    </Suspense>,
+                )
+            ) : (
+                <Page />
+            ),
+        };
     },
 });
 
