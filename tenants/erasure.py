@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, text
 
+from cara.kit import account_events
 from cara.kit import platform_audit as audit
 from cara.kit.db import session_scope
 from tenants import citus, naming, ownership, roles
@@ -158,6 +159,10 @@ def erase_tenant(schema: str) -> ErasureReport:
                 "stripeCustomers": len(customers),
             },
         )
+    if tid is not None:
+        # The API processes forget what they remember of the tenant's accounts (raw SQL above:
+        # the ORM's own announcements, cara.auth.account_state, do not see these deletions).
+        account_events.changed([("tenant", str(tid))])
     return ErasureReport(
         schema=schema,
         registered=tid is not None,

@@ -111,17 +111,18 @@ class TestDatabaseRoles:
     def test_requests_run_under_the_tenant_role(
         self, client: Any, two_hospitals: dict[str, Any], monkeypatch: Any
     ) -> None:
-        from cara.auth import service
+        from cara.auth import repository
         from cara.auth.principal import tenant_role
 
         seen: list[str] = []
-        real = service.load_user
+        real = repository.user_row
 
-        def spy(session: Any, account: Any) -> Any:
-            seen.append(session.execute(text("SELECT current_user")).scalar_one())
-            return real(session, account)
+        async def spy(*args: Any) -> Any:
+            row = await real(*args)
+            seen.append(row[13])  # current_user: the role the read ran under
+            return row
 
-        monkeypatch.setattr(service, "load_user", spy)
+        monkeypatch.setattr(repository, "user_row", spy)
         doctor = two_hospitals["B"]["doctors"][0]
         assert client.get("/api/auth/user", headers=auth(doctor["token"])).status_code == 200
         assert seen == [tenant_role(two_hospitals["B"]["schema"])]

@@ -253,9 +253,10 @@ def refresh(
 @router.get(
     "/user", operation_id="auth_current_user", response_model=UserOut, responses=error_responses(401, 403)
 )
-def current_user(principal: AnyPrincipal, session: DbSession) -> UserOut:
+async def current_user(principal: AnyPrincipal) -> UserOut:
     """The signed-in user, read fresh from the database."""
-    return service.load_user(session, principal.account)
+    # async: one read on the event loop, with the tenant's role in the same round trip.
+    return await service.signed_in_user(principal)
 
 
 @router.post(

@@ -1,27 +1,35 @@
-"""Who is calling: the token, checked against the database on every request.
+"""Who is calling: the token, checked against the account on every request.
 
 Declared once and used in signatures, e.g. `principal: HospitalPrincipal`.
-The check loads the account together with its tenant, so a deactivated
+The check compares the token with the account and its tenant, so a deactivated
 account, a suspended tenant, a changed password or a token whose tenant claim
 does not match the account are all refused at once; then the transaction is
-confined to the tenant's database role (SET LOCAL ROLE, once per transaction).
+confined to the tenant's database role (SET LOCAL ROLE, sent before the
+transaction's first statement, and again in every later transaction).
+
+On the event loop, without a database read or a thread hand-off, when this process
+remembers the account's state (cara.auth.account_state: kept current by announcements
+after every change, trusted only while the Redis subscriber is alive); otherwise the
+account is read with its tenant in the thread pool, as the live socket's checks always do.
 Revocation (logout) is looked up in this process's in-memory list, kept current
 over Redis pub/sub (cara.auth.tokens), not with a Redis round trip per request;
 the live consultations' first message and periodic re-check ask Redis itself.
+The account itself (`Principal.account`) is loaded by the handlers that use it.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated
 
 import redis
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
-from cara.auth import repository, tokens
+from cara.auth import account_state, repository, tokens
+from cara.auth.account_state import AccountState
 from cara.auth.dependencies import DbSession, bearer_token
 from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
@@ -33,34 +41,71 @@ NO_TOKEN = "No authentication token found"  # noqa: S105 - a message, not a secr
 NO_PERMISSION = "You do not have permission to access this resource."
 
 
-@dataclass(frozen=True)
 class Principal:
-    account: Account
-    claims: tokens.TokenClaims
-    tenant_schema: str | None
-    tenant_kind: str | None
+    """The checked caller. `account` is read from the request's session the first time a
+    handler asks for it (the check itself may not have read it)."""
+
+    __slots__ = ("_account", "_session", "claims", "state")
+
+    def __init__(
+        self,
+        *,
+        claims: tokens.TokenClaims,
+        state: AccountState,
+        session: Session | None = None,
+        account: Account | None = None,
+    ) -> None:
+        self.claims = claims
+        self.state = state
+        self._session = session
+        self._account = account
+
+    @property
+    def account(self) -> Account:
+        if self._account is None:
+            assert self._session is not None, "a principal made without a session carries its account"
+            found = self._session.get(Account, self.claims.account_id)
+            if found is None:  # deleted since the check
+                raise Unauthorized(AUTH_FAILED)
+            self._account = found
+        return self._account
 
     @property
     def id(self) -> uuid.UUID:
-        return self.account.id
+        return self.claims.account_id
 
     @property
     def role(self) -> str:
-        return self.account.role
+        return self.state.role
 
     @property
     def hospital_id(self) -> uuid.UUID | None:
-        return self.account.hospital_id
+        return self.state.hospital_id
+
+    @property
+    def tenant_schema(self) -> str | None:
+        return self.state.tenant_schema
+
+    @property
+    def tenant_kind(self) -> str | None:
+        return self.state.tenant_kind
 
 
-def authenticate(request: Request, session: DbSession) -> Principal:
+async def authenticate(request: Request, session: DbSession) -> Principal:
     token = bearer_token(request)
     if token is None:
         raise Unauthorized(NO_TOKEN)
     claims: tokens.TokenClaims | None = getattr(request.state, "token_claims", None)
     if claims is None:
         raise Unauthorized(AUTH_FAILED)
-    return principal_for_claims(session, claims, revocation=tokens.is_revoked_cached)
+    if tokens.revocation_list().current():
+        if tokens.is_revoked_cached(claims):
+            raise Unauthorized(AUTH_FAILED)
+        state = account_state.STATES.get(claims.account_id)
+        if state is not None:
+            # No I/O: the role is sent before the transaction's first statement.
+            return _admit(session, claims, state)
+    return await run_in_threadpool(principal_for_claims, session, claims, revocation=tokens.is_revoked_cached)
 
 
 def authenticate_token(session: Session, token: str, *, running: bool = False) -> Principal:
@@ -94,23 +139,35 @@ def principal_for_claims(
         # Fail closed: without the revocation list we cannot tell a logged-out token.
         raise ServiceUnavailable("Service temporarily unavailable. Please try again shortly.") from exc
 
+    generation = account_state.STATES.generation
     row = repository.account_with_tenant(session, claims.account_id)
     if row is None:
         raise Unauthorized(AUTH_FAILED)
     account, schema, kind, tenant_status = row
+    state = account_state.state_of(account, schema, kind, tenant_status)
+    account_state.STATES.remember(claims.account_id, state, generation)
+    return _admit(session, claims, state, account)
+
+
+def _admit(
+    session: Session, claims: tokens.TokenClaims, state: AccountState, account: Account | None = None
+) -> Principal:
     if (
-        account.role != claims.role
-        or schema != claims.tenant_schema
-        or claims.issued_at_ms < int(account.password_changed_at.timestamp() * 1000)
+        state.role != claims.role
+        or state.tenant_schema != claims.tenant_schema
+        or claims.issued_at_ms < state.password_changed_ms
     ):
         raise Unauthorized(AUTH_FAILED)
-    if not account.is_active:
+    if not state.is_active:
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
-    if tenant_status is not None and tenant_status != "active":
+    if state.tenant_status is not None and state.tenant_status != "active":
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
-    if schema is not None:
-        restrict_to_tenant_role(session, tenant_role(schema))
-    return Principal(account=account, claims=claims, tenant_schema=schema, tenant_kind=kind)
+    if state.tenant_schema is not None:
+        restrict_to_tenant_role(session, tenant_role(state.tenant_schema))
+    return Principal(claims=claims, state=state, session=session, account=account)
+
+
+_ROLES: dict[tuple[str, str], str] = {}
 
 
 def tenant_role(schema: str) -> str:
@@ -118,7 +175,11 @@ def tenant_role(schema: str) -> str:
     from cara.kit.db import get_engine
     from tenants.roles import role_for
 
-    return role_for(str(get_engine().url.database), schema)
+    database = str(get_engine().url.database)
+    role = _ROLES.get((database, schema))
+    if role is None:
+        role = _ROLES[(database, schema)] = role_for(database, schema)
+    return role
 
 
 class Authenticator:
@@ -134,11 +195,11 @@ class Authenticator:
         return principal
 
 
-def optional_principal(request: Request, session: DbSession) -> Principal | None:
+async def optional_principal(request: Request, session: DbSession) -> Principal | None:
     """The principal when a bearer token is sent, else None (public endpoints)."""
     if bearer_token(request) is None:
         return None
-    return authenticate(request, session)
+    return await authenticate(request, session)
 
 
 AnyPrincipal = Annotated[Principal, Depends(Authenticator())]

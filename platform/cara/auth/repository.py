@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
+import psycopg
+from psycopg import sql
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from cara.kit.db import async_connection
 from cara.models import (
     Account,
     DoctorProfile,
@@ -165,3 +169,64 @@ def replace_recovery_codes(session: Session, account_id: uuid.UUID, code_hashes:
             insert(MfaRecoveryCode),
             [{"id": uuid.uuid4(), "account_id": account_id, "code_hash": h} for h in code_hashes],
         )
+
+
+# ---------------------------------------------------------------- the signed-in user, one round trip
+
+_USER_COLUMNS = (
+    "a.id, a.name, a.email, a.role, a.phone_number, a.is_active, a.is_verified,"
+    " a.email_verified_at IS NOT NULL, a.hospital_id,"
+    " h.name, h.is_verified, h.country, h.state, current_user"
+)
+_PROFILE_COLUMNS = (
+    ", p.specialty, p.profile_picture, p.license_number, p.experience, p.country, p.state,"
+    " p.education, p.certifications, p.work_history, p.availability, p.is_hospital_created"
+)
+_USER_FROM = " FROM platform.accounts a LEFT JOIN platform.hospitals h ON h.id = a.hospital_id"
+UserRow = tuple[Any, ...]
+
+
+def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> sql.Composed:
+    """One simple-query string, so one round trip: BEGIN, the tenant's role (SET LOCAL), the
+    account with its hospital and (in the tenant's schema) its doctor profile, COMMIT. No
+    parameters (a multi-statement string cannot carry them): identifiers and the id are quoted
+    by psycopg.sql."""
+    parts: list[sql.Composable] = [sql.SQL("BEGIN READ ONLY; ")]
+    if role is not None:
+        parts.append(sql.SQL("SET LOCAL ROLE {}; ").format(sql.Identifier(role)))
+    if schema is not None:
+        parts.append(
+            sql.SQL(
+                "SELECT "
+                + _USER_COLUMNS
+                + _PROFILE_COLUMNS
+                + _USER_FROM
+                + " LEFT JOIN {}.doctors p ON p.account_id = a.id AND a.role = 'doctor'"
+            ).format(sql.Identifier(schema))
+        )
+    else:
+        parts.append(sql.SQL("SELECT " + _USER_COLUMNS + _USER_FROM))
+    parts.append(sql.SQL(" WHERE a.id = {}; COMMIT").format(sql.Literal(str(account_id))))
+    return sql.Composed(parts)
+
+
+async def user_row(account_id: uuid.UUID, schema: str | None, role: str | None) -> UserRow | None:
+    """The account, its hospital, the database role the read ran under (`current_user`, index
+    13) and its doctor profile (from index 14) as one row (None: no such account), read on the
+    event loop over the async pool (cara.kit.db.async_connection)."""
+    query = _user_query(account_id, schema, role)
+    for attempt in (1, 2):
+        try:
+            async with async_connection() as conn:
+                cursor = await conn.execute(query)
+                while cursor.description is None:  # BEGIN, SET: on to the SELECT's result
+                    if not cursor.nextset():
+                        return None
+                row = await cursor.fetchone()
+                return None if row is None else tuple(row)
+        except psycopg.OperationalError:
+            # A pooled connection closed by the server or a proxy (the pool drops it): once
+            # more on another, as the engine's pre-ping does for an idle connection.
+            if attempt == 2:
+                raise
+    return None

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from cara.audit import service as audit
 from cara.auth import mfa, passwords, ratelimit, repository, tokens
-from cara.auth.principal import Principal
+from cara.auth.principal import AUTH_FAILED, Principal, tenant_role
 from cara.auth.schemas import LoginRequest, UserOut
 from cara.config import get_settings
 from cara.kit.db import tenant_session
@@ -230,6 +230,51 @@ def load_user(session: Session, account: Account) -> UserOut:
     profile = repository.doctor_profile(session, account.id) if account.role == "doctor" else None
     hospital = repository.hospital(session, account.hospital_id) if account.hospital_id else None
     return user_out(account, profile=profile, hospital=hospital)
+
+
+_PROFILE_KEYS = (
+    "specialty",
+    "profilePicture",
+    "licenseNumber",
+    "experience",
+    "country",
+    "state",
+    "education",
+    "certifications",
+    "workHistory",
+    "availability",
+    "isHospitalCreated",
+)
+
+
+async def signed_in_user(principal: Principal) -> UserOut:
+    """`load_user` for the caller, in one read on the event loop (auth.repository.user_row):
+    the same user object, built from the row."""
+    schema = principal.tenant_schema
+    role = tenant_role(schema) if schema is not None else None
+    row = await repository.user_row(principal.id, schema, role)
+    if row is None:  # deleted since the check
+        raise Unauthorized(AUTH_FAILED)
+    (id_, name, email, role_, phone, active, verified, email_verified, hospital_id) = row[:9]
+    hospital_name, hospital_verified, hospital_country, hospital_state = row[9:13]
+    data: dict[str, Any] = {
+        "_id": str(id_),
+        "name": name,
+        "email": email,
+        "role": role_,
+        "phoneNumber": phone,
+        "isActive": active,
+        "isVerified": verified,
+        "emailVerified": role_ != "hospital" or email_verified,
+        "hospitalId": str(hospital_id) if hospital_id else None,
+        "hospitalName": hospital_name,
+    }
+    if hospital_name is not None and role_ == "hospital":
+        data["isVerified"] = hospital_verified
+        data["country"], data["state"] = hospital_country, hospital_state
+    if len(row) > 14 and row[14] is not None:  # a doctor's profile (same order as user_out)
+        data.update(zip(_PROFILE_KEYS, row[14:25], strict=True))
+    return UserOut.model_validate(data)
 
 
 def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospital | None) -> UserOut:

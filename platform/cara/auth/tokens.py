@@ -25,12 +25,14 @@ import jwt
 import redis
 
 from cara.config import get_settings
+from cara.kit import account_events
 from cara.kit.redis import get_redis
 
 log = logging.getLogger("cara.auth.revocation")
 _ALGORITHM = "HS256"
 _REVOKED_PREFIX = "cara:revoked-token:"
-REVOKED_CHANNEL = "cara:revoked-tokens"
+# Also carries the account-state announcements (cara.kit.account_events): one subscriber for both.
+REVOKED_CHANNEL = account_events.CHANNEL
 # The in-memory list is trusted only while its subscriber has proved alive this recently.
 STALE_AFTER = 1.0
 
@@ -236,6 +238,8 @@ class RevocationList:
                     raise redis.TimeoutError("no subscription confirmation")
             # Subscribed for sure: a revocation from now on arrives as a message, any before is a key.
             self._load(client)
+            # Account changes announced while away were missed: forget every remembered state.
+            account_events.dispatch(account_events.PREFIX + "all *")
             self._subscribed = True
             purged_at = time.monotonic()
             while not self._stop.is_set():
@@ -244,6 +248,10 @@ class RevocationList:
                 if message is None:
                     # A quiet channel: prove the connection is still there.
                     pubsub.ping()
+                elif message.get("type") == "message" and str(message["data"]).startswith(
+                    account_events.PREFIX
+                ):
+                    account_events.dispatch(str(message["data"]))
                 elif message.get("type") == "message":
                     token_id, _, expires = str(message["data"]).partition(" ")
                     self.add(token_id, int(expires) if expires.isdigit() else int(time.time()) + 86400)
@@ -270,6 +278,12 @@ class RevocationList:
 
 _process_list: tuple[int, RevocationList] | None = None
 _process_lock = threading.Lock()
+
+
+def revocation_list() -> RevocationList:
+    """This process's list (started on first use): `current()` also says whether the
+    account states remembered in memory (cara.auth.account_state) may be trusted."""
+    return _list()
 
 
 def _list() -> RevocationList:

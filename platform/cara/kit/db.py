@@ -13,12 +13,15 @@ to qualify a table fails instead of silently reading the wrong tenant.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from functools import lru_cache
 from typing import Any
 
+import psycopg
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
@@ -133,10 +136,15 @@ _ROLE_KEY = "cara_tenant_role"
 
 def restrict_to_tenant_role(session: Session, role: str) -> None:
     """Run this and every later transaction of `session` as the tenant's own
-    database role (see tenants.roles), which cannot touch other tenants."""
+    database role (see tenants.roles), which cannot touch other tenants.
+
+    No I/O when the session has no transaction yet (a request's principal check on the event
+    loop): `SET LOCAL ROLE` then goes out when the transaction begins, before its first
+    statement (`_reapply_tenant_role`)."""
     session.info[_ROLE_KEY] = role
-    # On the session's connection directly: no ORM statement machinery for a fixed command.
-    session.connection().exec_driver_sql(f'SET LOCAL ROLE "{role}"')
+    if session.in_transaction():
+        # On the session's connection directly: no ORM statement machinery for a fixed command.
+        session.connection().exec_driver_sql(f'SET LOCAL ROLE "{role}"')
 
 
 @event.listens_for(Session, "after_begin")
@@ -148,8 +156,93 @@ def _reapply_tenant_role(session: Session, transaction: Any, connection: Connect
         connection.exec_driver_sql(f'SET LOCAL ROLE "{role}"')
 
 
+# ---------------------------------------------------------------- async connections (hot reads)
+
+# A pooled async connection idle this long is closed rather than reused (a proxy's idle timeout).
+ASYNC_IDLE_CLOSE = 300.0
+
+
+class _AsyncPool:
+    """Up to `size` psycopg async connections (autocommit) of one event loop. No background task:
+    a connection is opened when none is idle, put back after use if it is idle and healthy, and
+    closed otherwise; a loop's pool goes with the loop (the test suite runs several)."""
+
+    def __init__(self, size: int) -> None:
+        self.slots = asyncio.Semaphore(size)
+        self.idle: list[tuple[float, psycopg.AsyncConnection[Any]]] = []
+        self.engine_generation = _engine_generation
+        self.conninfo = get_engine().url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+    async def take(self) -> psycopg.AsyncConnection[Any]:
+        await self.slots.acquire()
+        try:
+            while self.idle:
+                used, conn = self.idle.pop()
+                if time.monotonic() - used < ASYNC_IDLE_CLOSE and not conn.closed:
+                    return conn
+                await conn.close()
+            return await psycopg.AsyncConnection.connect(
+                self.conninfo, autocommit=True, **connect_args(get_settings().db_transaction_pooling)
+            )
+        except BaseException:
+            self.slots.release()
+            raise
+
+    async def give_back(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        try:
+            if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                self.idle.append((time.monotonic(), conn))
+            else:
+                await conn.close()  # broken, or left inside a failed transaction
+        finally:
+            self.slots.release()
+
+    async def close(self) -> None:
+        while self.idle:
+            await self.idle.pop()[1].close()
+
+
+_async_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _AsyncPool] = weakref.WeakKeyDictionary()
+# Moved by reset_engine (tests switch databases): a pool of an older engine is replaced.
+_engine_generation = 0
+
+
+def async_pool_size() -> int:
+    """Half of `DB_POOL_SIZE`: each use is one round trip, so few connections serve many
+    requests, and the process's total (engine pool + overflow + these) stays within budget."""
+    return max(2, get_settings().db_pool_size // 2)
+
+
+@asynccontextmanager
+async def async_connection() -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """A pooled psycopg async connection (autocommit, at most `async_pool_size()` per loop) for
+    the few reads that run on the event loop with no SQLAlchemy session (the signed-in user,
+    cara.auth.repository). Through PgBouncer (`DB_TRANSACTION_POOLING`) nothing is prepared on
+    the server, as for the engine; otherwise the connection starts with the empty search path."""
+    loop = asyncio.get_running_loop()
+    pool = _async_pools.get(loop)
+    if pool is None or pool.engine_generation != _engine_generation:
+        if pool is not None:
+            await pool.close()
+        pool = _async_pools[loop] = _AsyncPool(async_pool_size())
+    conn = await pool.take()
+    try:
+        yield conn
+    finally:
+        await pool.give_back(conn)
+
+
+async def close_async_pool() -> None:
+    """Close this event loop's idle async connections (the app's shutdown)."""
+    pool = _async_pools.pop(asyncio.get_running_loop(), None)
+    if pool is not None:
+        await pool.close()
+
+
 def reset_engine() -> None:
-    """Forget the cached engine (tests switch databases)."""
+    """Forget the cached engine (tests switch databases), and the async pools with it."""
+    global _engine_generation
+    _engine_generation += 1
     if get_engine.cache_info().currsize:
         get_engine().dispose()
     get_engine.cache_clear()

@@ -13,6 +13,7 @@ import logging
 import re
 from typing import Any
 
+import psycopg
 import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -138,6 +139,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(CaraError, _cara_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    for outage in (sa_exc.OperationalError, sa_exc.TimeoutError, redis.ConnectionError, redis.TimeoutError):
+    # psycopg's own: the async reads on the event loop (cara.kit.db.async_connection).
+    outages = (psycopg.OperationalError, sa_exc.OperationalError, sa_exc.TimeoutError)
+    for outage in (*outages, redis.ConnectionError, redis.TimeoutError):
         app.add_exception_handler(outage, _unavailable)
     app.add_exception_handler(Exception, _unexpected)

@@ -66,8 +66,9 @@ class LiveStatusOut(BaseModel):
     response_model=LiveStatusOut,
     responses=error_responses(401, 403),
 )
-def live_status(principal: AnyPrincipal) -> LiveStatusOut:
+async def live_status(principal: AnyPrincipal) -> LiveStatusOut:
     """Whether the AI service is configured (and is the local demo peer); the console names."""
+    # async: settings only, no I/O (no hand-off to the thread pool).
     settings = get_settings()
     configured = gemini.ai_configured()
     return LiveStatusOut(
