@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import RedirectResponse
@@ -19,9 +21,9 @@ from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
 from cara.kit import handlers, openapi
 from cara.kit.api_docs import mount_api_docs
-from cara.kit.headers import SecurityHeaders
+from cara.kit.db import close_async_pool
 from cara.kit.logging import configure_logging
-from cara.kit.middleware import BodySizeLimit, RequestContext
+from cara.kit.middleware import RequestFrame
 from cara.kit.static import mount_spa
 from cara.live.gauges import live_gauges
 from cara.observability.metrics import setup_metrics
@@ -33,6 +35,14 @@ from cara.registration.endpoints import router as registration_router
 from workers import sender as job_sender
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await close_async_pool()  # the event loop's async connections (cara.kit.db)
 
 
 def create_app() -> FastAPI:
@@ -48,6 +58,11 @@ def create_app() -> FastAPI:
         # Swagger UI is served from the server's own files (cara.kit.api_docs), never a CDN.
         docs_url=None,
         redoc_url=None,
+        lifespan=_lifespan,
+        # FastAPI's own OpenTelemetry off: tracing is cara.observability.tracing's (instrumented
+        # only when an exporter is configured); FastAPI's looked up the global providers in
+        # os.environ on every request, a fifth of a request's CPU with none configured.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     # Each router straight under the app with the /api prefix, not nested in an /api router:
     # FastAPI walks the tree of included routers on every request, and a level less was a
@@ -80,15 +95,14 @@ def create_app() -> FastAPI:
     openapi.install(app)
     # The web apps' scripts and the JSON lists travel compressed (WebSockets are untouched).
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    # Request ids, the access log, the security headers on every HTTP answer (a 500 gets them
+    # from its handler, cara.kit.handlers) and the body size cap, in one layer.
     app.add_middleware(
-        BodySizeLimit,
+        RequestFrame,
         max_bytes=settings.max_body_bytes,
         # A certificate file may be up to 5 MB; the multipart envelope adds a little.
         larger={CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024},
     )
-    app.add_middleware(RequestContext)
-    # Every HTTP answer (a 500 gets them from its handler, cara.kit.handlers).
-    app.add_middleware(SecurityHeaders)
     if settings.cors_origins:
         # Same-origin deployments need none of this; a separately hosted console
         # must be able to read the list totals in Content-Range.
@@ -101,7 +115,27 @@ def create_app() -> FastAPI:
         )
     setup_tracing(instrument_app=app)
     setup_metrics(service_name=settings.otel_service_name, gauges=live_gauges)
+    _flat_route_versions(app)
     return app
+
+
+def _flat_route_versions(app: FastAPI) -> None:
+    """FastAPI re-derives an included router's routes whenever its "routes version" changed, and
+    computes that version on every request by walking all of the router's routes looking for
+    nested routers: a fifth of the server's CPU for `GET /api/auth/user` (py-spy,
+    ops/bench/request_overhead.py). Our routers nest none, so their version is their own counter
+    (still moved by every route added later)."""
+    for route in app.router.routes:
+        router = getattr(route, "original_router", None)
+        if router is None or not hasattr(router, "_routes_version"):
+            continue
+        if any(hasattr(child, "original_router") for child in router.routes):
+            continue  # a nested router: keep FastAPI's walk
+
+        def version(seen: set[int] | None = None, router: APIRouter = router) -> int:
+            return int(router._routes_version)
+
+        router._get_routes_version = version  # type: ignore[method-assign]
 
 
 app = create_app()

@@ -63,11 +63,11 @@ def security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
         if name == b"host":
             host = value
             break
-    return list(_headers_for(host, scope.get("scheme") == "https"))
+    return list(headers_for(host, scope.get("scheme") == "https"))
 
 
 @lru_cache(maxsize=256)
-def _headers_for(host_bytes: bytes, tls: bool) -> tuple[tuple[bytes, bytes], ...]:
+def headers_for(host_bytes: bytes, tls: bool) -> tuple[tuple[bytes, bytes], ...]:
     """Built once per (host, scheme): a replica answers for a handful of host names."""
     host = host_bytes.decode("latin-1")
     result = [
@@ -83,7 +83,8 @@ def _headers_for(host_bytes: bytes, tls: bool) -> tuple[tuple[bytes, bytes], ...
     return tuple(result)
 
 
-_NAMES = frozenset(name for name, _ in _headers_for(b"", True))
+# Every name the middleware sets (HSTS included): any of them the app set is replaced.
+HEADER_NAMES = frozenset(name for name, _ in headers_for(b"", True))
 
 
 class SecurityHeaders:
@@ -97,7 +98,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         extra = security_headers(scope)
-        names = _NAMES
+        names = HEADER_NAMES
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

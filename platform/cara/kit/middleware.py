@@ -1,4 +1,8 @@
-"""ASGI middleware: request ids with one access-log line, and a body size cap."""
+"""ASGI middleware: request ids with one access-log line, security headers and a body size cap.
+
+`RequestFrame` does all three in one layer (what the app installs): one pass over the request
+headers, one wrapper of `send`, the security headers built once per host (cara.kit.headers).
+`RequestContext` and `BodySizeLimit` are the same behaviours one at a time."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cara.kit.headers import HEADER_NAMES, headers_for
 from cara.kit.logging import request_id_var
 
 log = logging.getLogger("cara.access")
@@ -51,6 +56,92 @@ class RequestContext:
             await self.app(scope, receive, send_with_id)
         finally:
             if scope.get("path") != "/api/health":
+                log.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "route": route_template(scope),
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    },
+                )
+            request_id_var.reset(token)
+
+
+class RequestFrame:
+    """Every HTTP request: an X-Request-ID (a well-formed incoming one is kept), the security
+    headers (cara.kit.headers, replacing any of the same name) and the request id on the answer,
+    bodies over the limit refused with 413 (`larger`: a higher limit for paths starting with a
+    prefix), and one access-log line naming the route template, never the path or query."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, larger: dict[str, int] | None = None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.larger = tuple((larger or {}).items())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = incoming = length = None
+        for name, value in scope.get("headers") or ():
+            if name == b"host":
+                if host is None:
+                    host = value
+            elif name == b"x-request-id":
+                incoming = value
+            elif name == b"content-length":
+                length = value
+        request_id = None
+        if incoming is not None:
+            request_id = incoming.decode("latin-1")
+            if not _SAFE_ID.match(request_id):
+                request_id = None
+        if request_id is None:
+            request_id = uuid.uuid4().hex
+        added = [
+            *headers_for(host or b"", scope.get("scheme") == "https"),
+            (b"x-request-id", request_id.encode()),
+        ]
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_framed(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in HEADER_NAMES]
+                headers += added
+                message["headers"] = headers
+            await send(message)
+
+        path = scope.get("path", "")
+        try:
+            limit = self.max_bytes
+            for prefix, larger in self.larger:
+                if path.startswith(prefix):
+                    limit = larger
+                    break
+            if length is not None and length.isdigit() and int(length) > limit:
+                await _too_large(send_framed, limit)
+                return
+            received = 0
+
+            async def limited_receive() -> Message:
+                # A chunked body has no content-length: count as it streams in.
+                # The HTTPException is turned into the error shape by the app.
+                nonlocal received
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > limit:
+                        raise HTTPException(status_code=413, detail=_too_large_text(limit))
+                return message
+
+            await self.app(scope, limited_receive, send_framed)
+        finally:
+            if path != "/api/health":
                 log.info(
                     "request",
                     extra={
