@@ -8,7 +8,8 @@ throwaway database, a hospital with 10 hospital-created doctors and 10 independe
 tokens) and `bare_app.py` (FastAPI, `async def` handlers, no middleware) answering the same paths
 with the very bytes the product answered (status, content type, body). For the authenticated
 rows the bare app is measured a second time as the floor: the same answer after one single-row
-read of the product's database (psycopg 3 async, a pool of DB_POOL_SIZE connections; bare_app.py),
+read of the product's database (psycopg 3 async, as many pooled connections as the product's async
+reads have, `cara.kit.db.async_pool_size`; bare_app.py),
 so the figures say what part of the gap one PostgreSQL round trip explains on this machine. Rows:
 
 - `GET /api/health/live`: no token, no database: the middleware stack (tracing, metrics, request
@@ -226,6 +227,7 @@ class BareServer:
     """`python -m uvicorn bare_app:app` with the product's uvicorn flags, as a child process."""
 
     def __init__(self, log_path: Path, responses: Path, *, database: str = "", accounts: str = "") -> None:
+        from cara.kit.db import async_pool_size
         from cara_devstack import embedded
 
         self._embedded = embedded
@@ -244,7 +246,7 @@ class BareServer:
         ]
         argv += ["--port", str(self.port), "--workers", "1", "--log-level", "warning"]
         env = {**os.environ, "BARE_RESPONSES": str(responses), "BARE_DATABASE": database}
-        env |= {"BARE_ACCOUNTS": accounts, "BARE_POOL": os.environ.get("DB_POOL_SIZE", "20")}
+        env |= {"BARE_ACCOUNTS": accounts, "BARE_POOL": str(async_pool_size())}
         self.process = embedded.spawn(
             argv, death_signal=signal.SIGTERM, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT
         )
