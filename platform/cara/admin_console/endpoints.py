@@ -18,6 +18,7 @@ from cara.admin_console.schemas import (
     StatsOut,
     SubscriptionAnalyticsOut,
 )
+from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AdminPrincipal
 from cara.kit import listing
@@ -25,7 +26,13 @@ from cara.kit.openapi import error_responses
 from cara.registration import service as registration
 from cara.registration.schemas import InvitationIn, InvitationOut
 
-router = APIRouter(prefix="/admin", tags=["admin"])
+
+def _two_factor_on(principal: AdminPrincipal) -> None:
+    """Admins use the console only with two-factor sign-in while it is required (403)."""
+    auth_service.require_admin_mfa(principal)
+
+
+router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_two_factor_on)])
 
 Sort = Annotated[str | None, Query(description='JSON, e.g. ["name","ASC"]')]
 Range = Annotated[str | None, Query(alias="range", description="JSON, e.g. [0,24] (inclusive)")]

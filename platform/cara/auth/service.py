@@ -204,6 +204,21 @@ def set_hospital_mfa_policy(session: Session, principal: Principal, required: bo
     return hospital.require_doctor_mfa
 
 
+ADMIN_MFA_FIRST = "Set up two-factor sign-in first: sign out and sign in again to enrol."
+
+
+def require_admin_mfa(principal: Principal) -> None:
+    """While two-factor sign-in is required of admins, an admin without it may not use the
+    console (a session from before the rule, or an invited admin's sign-up): 403 until it
+    enrols (`/api/auth/mfa/setup`, or at its next sign-in)."""
+    if (
+        principal.role == "admin"
+        and get_settings().admin_mfa_required
+        and not mfa.is_enabled(principal.account)
+    ):
+        raise Forbidden(ADMIN_MFA_FIRST)
+
+
 def logout(principal: Principal) -> None:
     tokens.revoke(principal.claims)
 

@@ -288,3 +288,15 @@ def test_the_fuzzer_signs_an_admin_in_through_enrolment(
     assert client.get("/api/auth/user", headers=auth(token)).json()["role"] == "admin"
     with pytest.raises(SystemExit, match="admin-totp-secret"):
         fuzz._admin_token(client, login, None)
+
+
+def test_an_admin_session_without_two_factor_cannot_use_the_console(
+    client: Any, admin_token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session from before the rule (or an invited admin's sign-up) gets 403 on the console
+    until it enrols; the enrolment endpoints stay open to it."""
+    monkeypatch.setattr(get_settings(), "admin_mfa_required", True)
+    refused = client.get("/api/admin/stats", headers=auth(admin_token))
+    assert refused.status_code == 403 and "two-factor" in refused.json()["message"]
+    _enrol(client, admin_token)
+    assert client.get("/api/admin/stats", headers=auth(admin_token)).status_code == 200
