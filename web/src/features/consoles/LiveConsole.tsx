@@ -67,7 +67,8 @@ export const LiveConsole = ({ profile }: { profile: ConsoleProfile }) => (
 );
 
 const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
-    const { t } = useTranslation('consoles');
+    // 'consultations' too: the consent dialog's texts are there before the first Connect click.
+    const { t } = useTranslation(['consoles', 'consultations']);
     const liveStatus = useLiveStatus();
     const root = useRef<HTMLElement>(null);
     const engine = useRef<AudioEngine | null>(null);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
 
 import { consentMandatory, openConsultation } from './api';
 import { ConsentDialog } from './ConsentDialog';
@@ -36,15 +36,22 @@ export const useConsent = (console: string, start: (consultationId: string) => v
         });
     }, [console, start]);
 
+    // The dialog's own Suspense boundary: were its texts still loading, only the
+    // dialog waits for them. Left to the page's boundary (AppLayout), the wait
+    // would unmount the whole console under preact/compat (it does not keep a
+    // mounted tree's state through a suspension as React does), so the dialog
+    // would vanish with the consent request, before the doctor could confirm.
     const dialog = asking ? (
-        <ConsentDialog
-            console={console}
-            onConsented={id => {
-                setAsking(false);
-                start(id);
-            }}
-            onCancel={() => setAsking(false)}
-        />
+        <Suspense fallback={null}>
+            <ConsentDialog
+                console={console}
+                onConsented={id => {
+                    setAsking(false);
+                    start(id);
+                }}
+                onCancel={() => setAsking(false)}
+            />
+        </Suspense>
     ) : null;
     return { request, dialog, asking };
 };
