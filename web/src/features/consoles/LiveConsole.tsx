@@ -68,7 +68,9 @@ export const LiveConsole = ({ profile }: { profile: ConsoleProfile }) => (
 
 const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     // 'consultations' too: the consent dialog's texts are there before the first Connect click.
-    const { t } = useTranslation(['consoles', 'consultations']);
+    // 'capture' is its panels' (loaded here, before anything mounts: a panel suspending later
+    // would make Preact's Suspense mount the console again, repeating its status read).
+    const { t } = useTranslation(['consoles', 'consultations', 'capture']);
     const liveStatus = useLiveStatus();
     const root = useRef<HTMLElement>(null);
     const engine = useRef<AudioEngine | null>(null);
