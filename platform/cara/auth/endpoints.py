@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request, Response, status
 
 from cara.auth import ratelimit, service, sessions
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal, HospitalPrincipal
+from cara.auth.principal import AnyPrincipal, AsyncAnyPrincipal, HospitalPrincipal
 from cara.auth.schemas import (
     ChangeEmailRequest,
     ChangePasswordRequest,
@@ -253,7 +253,7 @@ def refresh(
 @router.get(
     "/user", operation_id="auth_current_user", response_model=UserOut, responses=error_responses(401, 403)
 )
-async def current_user(principal: AnyPrincipal) -> UserOut:
+async def current_user(principal: AsyncAnyPrincipal) -> UserOut:
     """The signed-in user, read fresh from the database."""
     # async: one read on the event loop, with the tenant's role in the same round trip.
     return await service.signed_in_user(principal)

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from cara.auth import account_state, repository, tokens
 from cara.auth.account_state import AccountState
-from cara.auth.dependencies import DbSession, bearer_token
+from cara.auth.dependencies import DbSession, _gate, bearer_token
 from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account
@@ -108,6 +108,39 @@ async def authenticate(request: Request, session: DbSession) -> Principal:
     return await run_in_threadpool(principal_for_claims, session, claims, revocation=tokens.is_revoked_cached)
 
 
+async def authenticate_async(request: Request) -> Principal:
+    """The same checks as `authenticate`, for async handlers that read through the async pool
+    and never use the request's sync session: no session is opened and no gate taken when
+    this process remembers the account's state. Otherwise the account is read in the thread
+    pool, through the gate, with a session made for the check and closed after it. The
+    principal carries no session: such handlers do not ask for `principal.account`."""
+    token = bearer_token(request)
+    if token is None:
+        raise Unauthorized(NO_TOKEN)
+    claims = tokens.decode(token)
+    if claims is None:
+        raise Unauthorized(AUTH_FAILED)
+    if tokens.revocation_list().current():
+        if tokens.is_revoked_cached(claims):
+            raise Unauthorized(AUTH_FAILED)
+        state = account_state.STATES.get(claims.account_id)
+        if state is not None:
+            _check(claims, state)
+            return Principal(claims=claims, state=state)
+    async with _gate():
+        return await run_in_threadpool(_checked_with_own_session, claims)
+
+
+def _checked_with_own_session(claims: tokens.TokenClaims) -> Principal:
+    schema = claims.tenant_schema
+    session = tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
+    try:
+        principal = principal_for_claims(session, claims, revocation=tokens.is_revoked_cached)
+    finally:
+        session.close()
+    return Principal(claims=claims, state=principal.state)
+
+
 def authenticate_token(session: Session, token: str, *, running: bool = False) -> Principal:
     """The same checks for a token that did not come in a header (the live assistant's
     WebSocket sends it in its first message, so it never appears in a URL or log).
@@ -152,6 +185,15 @@ def principal_for_claims(
 def _admit(
     session: Session, claims: tokens.TokenClaims, state: AccountState, account: Account | None = None
 ) -> Principal:
+    _check(claims, state)
+    if state.tenant_schema is not None:
+        restrict_to_tenant_role(session, tenant_role(state.tenant_schema))
+    return Principal(claims=claims, state=state, session=session, account=account)
+
+
+def _check(claims: tokens.TokenClaims, state: AccountState) -> None:
+    """Refuses a token that no longer matches its account (role, tenant, password change),
+    a deactivated account or a suspended tenant."""
     if (
         state.role != claims.role
         or state.tenant_schema != claims.tenant_schema
@@ -162,9 +204,6 @@ def _admit(
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
     if state.tenant_status is not None and state.tenant_status != "active":
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
-    if state.tenant_schema is not None:
-        restrict_to_tenant_role(session, tenant_role(state.tenant_schema))
-    return Principal(claims=claims, state=state, session=session, account=account)
 
 
 _ROLES: dict[tuple[str, str], str] = {}
@@ -195,6 +234,18 @@ class Authenticator:
         return principal
 
 
+class AsyncAuthenticator(Authenticator):
+    """`Authenticator` for async handlers that never use the request's sync session
+    (`authenticate_async`)."""
+
+    async def __call__(  # type: ignore[override]
+        self, principal: Annotated[Principal, Depends(authenticate_async)]
+    ) -> Principal:
+        if self.roles and principal.role not in self.roles:
+            raise Forbidden(NO_PERMISSION)
+        return principal
+
+
 async def optional_principal(request: Request, session: DbSession) -> Principal | None:
     """The principal when a bearer token is sent, else None (public endpoints)."""
     if bearer_token(request) is None:
@@ -206,4 +257,6 @@ AnyPrincipal = Annotated[Principal, Depends(Authenticator())]
 AdminPrincipal = Annotated[Principal, Depends(Authenticator("admin"))]
 HospitalPrincipal = Annotated[Principal, Depends(Authenticator("hospital"))]
 DoctorPrincipal = Annotated[Principal, Depends(Authenticator("doctor"))]
+# Async handlers that read only through the async pool (no DbSession, no `principal.account`).
+AsyncAnyPrincipal = Annotated[Principal, Depends(AsyncAuthenticator())]
 OptionalPrincipal = Annotated[Principal | None, Depends(optional_principal)]

@@ -32,7 +32,7 @@ from sqlalchemy import exc as sa_exc
 from cara.auth.principal import (
     NO_PERMISSION,
     NO_TOKEN,
-    AnyPrincipal,
+    AsyncAnyPrincipal,
     authenticate_token,
     session_for_token,
     tenant_role,
@@ -66,7 +66,7 @@ class LiveStatusOut(BaseModel):
     response_model=LiveStatusOut,
     responses=error_responses(401, 403),
 )
-async def live_status(principal: AnyPrincipal) -> LiveStatusOut:
+async def live_status(principal: AsyncAnyPrincipal) -> LiveStatusOut:
     """Whether the AI service is configured (and is the local demo peer); the console names."""
     # async: settings only, no I/O (no hand-off to the thread pool).
     settings = get_settings()
