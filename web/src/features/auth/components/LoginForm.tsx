@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router';
 
@@ -7,6 +7,7 @@ import { ForcedEnrolment, MfaCodeStep } from '@/components/mfa/MfaParts';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Checkbox, TextField } from '@/components/ui/Field';
+import { Spinner } from '@/components/ui/Spinner';
 import { useClearToasts, useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import { enrolmentEnable, enrolmentSetup, isChallenge, loginWithCode, type MfaEnrolledLogin } from '@/lib/api/mfa';
@@ -28,7 +29,7 @@ import '../auth.css';
  * translated on render, so they follow a language change.
  */
 const LoginForm = ({ role }: { role: Role }) => {
-    const { t } = useTranslation('auth');
+    const { t, i18n } = useTranslation('auth');
     const page = LOGIN_PAGES[role];
     const { signIn } = useSession();
     const notify = useToast();
@@ -46,6 +47,12 @@ const LoginForm = ({ role }: { role: Role }) => {
     const form = useRef<HTMLFormElement>(null);
     const [challenge, setChallenge] = useState<{ kind: 'code' | 'enroll'; challenge: string } | null>(null);
     const enrolled = useRef<MfaEnrolledLogin | null>(null);
+
+    // The two-factor step's texts ('mfa') load while the password is typed, without
+    // holding the form back, so the step shows at once after a right password.
+    useEffect(() => {
+        void i18n.loadNamespaces('mfa');
+    }, [i18n]);
 
     // After a refused submit, focus goes to the first field in error.
     useEffect(() => {
@@ -123,33 +130,40 @@ const LoginForm = ({ role }: { role: Role }) => {
         setPassword('');
     };
 
+    // The two-factor steps wait for their texts in a Suspense boundary of their own:
+    // left to the page's (AppLayout), the wait would remount the whole sign-in page
+    // under preact/compat, losing the challenge and showing the password form again.
     if (challenge?.kind === 'code') {
         return (
-            <MfaCodeStep
-                onCancel={back}
-                onSubmit={async code => {
-                    const answer = await loginWithCode(challenge.challenge, code);
-                    if (answer.ok) finish(answer.data);
-                    return answer;
-                }}
-            />
+            <Suspense fallback={<Spinner />}>
+                <MfaCodeStep
+                    onCancel={back}
+                    onSubmit={async code => {
+                        const answer = await loginWithCode(challenge.challenge, code);
+                        if (answer.ok) finish(answer.data);
+                        return answer;
+                    }}
+                />
+            </Suspense>
         );
     }
     if (challenge?.kind === 'enroll') {
         return (
-            <ForcedEnrolment
-                challenge={challenge.challenge}
-                setup={enrolmentSetup}
-                enable={async (value, code) => {
-                    const answer = await enrolmentEnable(value, code);
-                    if (answer.ok) enrolled.current = answer.data;
-                    return answer;
-                }}
-                onSignedIn={() => {
-                    if (enrolled.current) finish(enrolled.current);
-                }}
-                onCancel={back}
-            />
+            <Suspense fallback={<Spinner />}>
+                <ForcedEnrolment
+                    challenge={challenge.challenge}
+                    setup={enrolmentSetup}
+                    enable={async (value, code) => {
+                        const answer = await enrolmentEnable(value, code);
+                        if (answer.ok) enrolled.current = answer.data;
+                        return answer;
+                    }}
+                    onSignedIn={() => {
+                        if (enrolled.current) finish(enrolled.current);
+                    }}
+                    onCancel={back}
+                />
+            </Suspense>
         );
     }
 
