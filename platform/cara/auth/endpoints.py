@@ -253,10 +253,13 @@ def refresh(
 @router.get(
     "/user", operation_id="auth_current_user", response_model=UserOut, responses=error_responses(401, 403)
 )
-async def current_user(principal: AsyncAnyPrincipal) -> UserOut:
+async def current_user(principal: AsyncAnyPrincipal) -> Response:
     """The signed-in user, read fresh from the database."""
     # async: one read on the event loop, with the tenant's role in the same round trip.
-    return await service.signed_in_user(principal)
+    # The JSON is written once from the validated user: returned as a model, it would be
+    # dumped, validated again against `response_model` and encoded (the same bytes).
+    user = await service.signed_in_user(principal)
+    return Response(user.model_dump_json(by_alias=True), media_type="application/json")
 
 
 @router.post(
