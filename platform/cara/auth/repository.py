@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from datetime import datetime
 from typing import Any
@@ -186,11 +187,19 @@ _USER_FROM = " FROM platform.accounts a LEFT JOIN platform.hospitals h ON h.id =
 UserRow = tuple[Any, ...]
 
 
-def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> sql.Composed:
+def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> bytes:
     """One simple-query string, so one round trip: BEGIN, the tenant's role (SET LOCAL), the
     account with its hospital and (in the tenant's schema) its doctor profile, COMMIT. No
-    parameters (a multi-statement string cannot carry them): identifiers and the id are quoted
-    by psycopg.sql."""
+    parameters (a multi-statement string cannot carry them): identifiers are quoted by
+    psycopg.sql once per tenant (`_user_query_head`), and the id is a UUID's own text."""
+    if not isinstance(account_id, uuid.UUID):
+        account_id = uuid.UUID(str(account_id))
+    return _user_query_head(schema, role) + b"'" + str(account_id).encode() + b"'; COMMIT"
+
+
+@functools.lru_cache(maxsize=4096)
+def _user_query_head(schema: str | None, role: str | None) -> bytes:
+    """The query up to the account id (`WHERE a.id = `): the same for every user of a tenant."""
     parts: list[sql.Composable] = [sql.SQL("BEGIN READ ONLY; ")]
     if role is not None:
         parts.append(sql.SQL("SET LOCAL ROLE {}; ").format(sql.Identifier(role)))
@@ -206,8 +215,8 @@ def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> 
         )
     else:
         parts.append(sql.SQL("SELECT " + _USER_COLUMNS + _USER_FROM))
-    parts.append(sql.SQL(" WHERE a.id = {}; COMMIT").format(sql.Literal(str(account_id))))
-    return sql.Composed(parts)
+    parts.append(sql.SQL(" WHERE a.id = "))
+    return sql.Composed(parts).as_bytes(None)
 
 
 async def user_row(account_id: uuid.UUID, schema: str | None, role: str | None) -> UserRow | None:
