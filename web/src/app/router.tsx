@@ -22,19 +22,22 @@ import { RouteError } from './RouteError';
  */
 type PageModule = Promise<{ default: ComponentType }>;
 
-// A page waits for its texts in a Suspense boundary of its own, inside the route's
-// guards: under preact/compat a suspension reaching AppLayout's boundary remounts
-// the guards too (React keeps a mounted tree's state), so the subscription gate
-// asked the server again and could hold the page behind a second spinner.
 const page = (load: () => PageModule, wrap?: (element: ReactNode) => ReactNode): Pick<RouteObject, 'lazy'> => ({
     lazy: async () => {
         const { default: Page } = await load();
-        const element = (
-            <Suspense fallback={<FullScreenSpinner />}>
+        // A page that suspends (its translations still loading) does so inside its guards, which
+        // stay mounted: under Preact's Suspense they would be mounted again and check again.
+        return {
+            element: wrap ? (
+                wrap(
+                    <Suspense fallback={<FullScreenSpinner />}>
+                        <Page />
+                    </Suspense>,
+                )
+            ) : (
                 <Page />
-            </Suspense>
-        );
-        return { element: wrap ? wrap(element) : element };
+            ),
+        };
     },
 });
 
