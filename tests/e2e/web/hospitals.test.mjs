@@ -219,6 +219,8 @@ describe('hospital dashboard and doctor management', () => {
             await other.close();
         }
 
+        // The deactivation's toast (same text) may still be up: let it go first.
+        await toast(page, 'Doctor status updated successfully!').first().waitFor({ state: 'detached', timeout: 15_000 });
         await button(page, `Activate ${dashDoctor.name}`).click();
         await toast(page, 'Doctor status updated successfully!').waitFor();
         await target.getByText('Active', { exact: true }).waitFor();
