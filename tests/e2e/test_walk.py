@@ -16,10 +16,16 @@ WALK_SCREENS_DIR (default artifacts/screens-before), and checks nothing.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import mimetypes
 import os
+import struct
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,18 +37,81 @@ import pytest
 
 from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import REPO, run_browser_script
-from tests.factories import add_staff, doctor_payload, hospital_payload, signup
+from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 SCRIPT = REPO / "tests" / "e2e" / "walk" / "walk.test.mjs"
 SCREENS = REPO / "artifacts" / "screens"
+
+
+def totp(secret: str, at: float | None = None) -> str:
+    """The authenticator app's current six-digit code for `secret` (RFC 6238, SHA-1, 30 s)."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    step = int((time.time() if at is None else at) // 30)
+    digest = hmac.new(key, struct.pack(">Q", step), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(struct.unpack('>I', digest[offset : offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def recorded_consultation(client: Any, headers: dict[str, str], console: str, *, sign: bool) -> str:
+    """A consultation as the record keeps one: a stored transcript, a report draft, a note
+    (signed when `sign`)."""
+    from cara.kit.db import tenant_session
+    from cara.models import ConsultationDraft
+    from tests.cara.consultations.conftest import add_lines, schema_and_account
+
+    r = client.post(
+        "/api/consultations",
+        json={
+            "console": console,
+            "consent": True,
+            "patientReference": {"recordNumber": "MRN-0042", "name": "Abena Owusu"},
+        },
+        headers=headers,
+    )
+    assert r.status_code in (200, 201), r.text
+    cid: str = r.json()["id"]
+    add_lines(
+        headers,
+        cid,
+        [
+            ("user", "Screening mammogram, no symptoms, mother had breast cancer at 52."),
+            ("assistant", "Noted: family history. Any previous imaging for comparison?"),
+            ("user", "Two years ago, reported normal. Today a 9 mm spiculated mass, upper outer left."),
+        ],
+    )
+    schema, _ = schema_and_account(headers)
+    with tenant_session(schema) as s:
+        s.add(
+            ConsultationDraft(
+                consultation_id=uuid.UUID(cid),
+                kind="report",
+                text="Findings\n9 mm spiculated mass, upper outer quadrant of the left breast.",
+                sections={"findings": "9 mm spiculated mass.", "impression": ["Suspicious mass."]},
+                evidence=[],
+                model="walk",
+                prompt_version="walk",
+            )
+        )
+        s.commit()
+    r = client.put(
+        f"/api/consultations/{cid}/note",
+        json={"text": "Findings\n9 mm spiculated mass.\n\nImpression\nSuspicious mass: core biopsy."},
+        headers=headers,
+    )
+    assert r.status_code == 200, r.text
+    if sign:
+        r = client.post(f"/api/consultations/{cid}/note/sign", headers=headers)
+        assert r.status_code == 200, r.text
+    return cid
 
 
 @pytest.fixture
 def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     """One account per role the walk signs in as."""
     radiologist = doctor_payload(specialty="Radiologist", name="Ama Mensah")
-    signup(client, radiologist)
+    radiologist_token = signup(client, radiologist)["token"]
     subscribe(radiologist["email"], "doctor-basic")
+    consultation = recorded_consultation(client, auth(radiologist_token), "radiologist", sign=False)
 
     radiotherapist = doctor_payload(specialty="Radiotherapist", name="Kwame Boateng")
     signup(client, radiotherapist)
@@ -55,7 +124,21 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     created = signup(client, hospital)
     subscribe(hospital["email"], "hospital-bronze")
     staff = doctor_payload(specialty="Cardiologist", name="Yaw Asante", isHospitalCreated=True)
-    add_staff(client, staff, created["token"])
+    staffed = add_staff(client, staff, created["token"])
+    recorded_consultation(client, auth(staffed["token"]), "cardiologist", sign=True)
+
+    # A hospital with two-factor sign-in on, which requires it of its doctors: its sign-in asks
+    # for a code, its doctor's first sign-in for an enrolment.
+    guarded = hospital_payload(name="Ridge Hospital")
+    guarded_token = signup(client, guarded)["token"]
+    subscribe(guarded["email"], "hospital-bronze")
+    guarded_staff = doctor_payload(specialty="Nurse", name="Efua Sarpong", isHospitalCreated=True)
+    add_staff(client, guarded_staff, guarded_token)
+    r = client.put("/api/auth/mfa/policy", json={"requireForDoctors": True}, headers=auth(guarded_token))
+    assert r.status_code == 200, r.text
+    secret = client.post("/api/auth/mfa/setup", headers=auth(guarded_token)).json()["secret"]
+    r = client.post("/api/auth/mfa/enable", json={"code": totp(secret)}, headers=auth(guarded_token))
+    assert r.status_code == 200, r.text
 
     def login(body: dict[str, Any]) -> dict[str, str]:
         return {"email": body["email"], "password": body["password"], "name": body["name"]}
@@ -67,6 +150,10 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "unsubscribedDoctor": login(unsubscribed),
         "hospital": login(hospital),
         "hospitalDoctor": login(staff),
+        "mfaHospital": login(guarded),
+        "mfaDoctor": login(guarded_staff),
+        "consultation": consultation,
+        "hospitalDoctorId": staffed["user"].get("_id") or staffed["user"]["id"],
     }
 
 

@@ -59,6 +59,21 @@ const expectText = (selector, expected) => async (page, language) => {
     assert.equal(text, expected[language], `${selector} reads '${text}'`);
 };
 
+/** Sign in from the loaded sign-in page as `account` (from the walk's fixtures), and wait for `testId`. */
+const signInUntil = (account, testId) => async page => {
+    await page.locator('input[name="email"]').fill(FIXTURES[account].email);
+    await page.locator('input[name="password"]').fill(FIXTURES[account].password);
+    await page.locator('form.auth-form button[type="submit"]').click();
+    await page.getByTestId(testId).waitFor();
+    await page.waitForTimeout(300);
+};
+
+/** Until `testId` shows (content the page loads after its heading). */
+const shows = testId => async page => {
+    await page.getByTestId(testId).first().waitFor();
+    await page.waitForTimeout(200);
+};
+
 // [app, screen, path, account (null: signed out), action after load, only at this size]
 const SCREENS = [
     ['web', 'role-selection', '/', null],
@@ -71,12 +86,36 @@ const SCREENS = [
     ['web', 'privacy-policy', '/privacy-policy', null],
     ['web', 'terms', '/terms', null],
     ['web', 'not-found', '/no-such-page', null],
+    ['web', 'admin-register', '/admin-register', null],
+    // The links mailed for an email address, opened with a token that is no longer good.
+    ['web', 'verify-email-invalid', '/verify-email?token=no-such-token', null],
+    ['web', 'confirm-email-change-invalid', '/confirm-email-change?token=no-such-token', null],
+    ['web', 'undo-email-change-invalid', '/undo-email-change?token=no-such-token', null],
+    // Two-factor sign-in: the code step, and a doctor's enrolment that the hospital requires.
+    ['web', 'mfa-code-step', '/hospital-login', null, signInUntil('mfaHospital', 'mfa-code-step')],
+    ['web', 'mfa-forced-enrolment', '/doctor-login', null, signInUntil('mfaDoctor', 'mfa-forced-enrolment')],
+    // ... and its next state: the QR code, the key and the first code's field.
+    ['web', 'mfa-forced-enrolment-setup', '/doctor-login', null, async page => {
+        await signInUntil('mfaDoctor', 'mfa-forced-enrolment')(page);
+        await page.locator('[data-testid="mfa-forced-enrolment"] button').first().click();
+        await page.getByTestId('mfa-enrolment').waitFor();
+        await page.waitForFunction(() => document.querySelector('img.mfa-qr')?.complete);
+        await page.waitForTimeout(300);
+    }],
     ['web', 'radiologist-console', '/radiologist', 'radiologist'],
     ['web', 'console-panels-camera', '/radiologist', 'radiologist', openConsolePanels],
     ['web', 'navbar-menu', '/radiologist', 'radiologist', click('[data-testid="nav-toggle"]'), 'phone'],
     ['web', 'consultations', '/consultations', 'radiologist'],
+    // A consultation of the record: its stored transcript, a report draft, the note being written.
+    ['web', 'consultation', `/consultations/${FIXTURES.consultation}`, 'radiologist', shows('consultation-page')],
+    ['web', 'subscription-success', '/subscription-success', 'radiologist'],
     ['web', 'doctor-subscription', '/doctor-subscription', 'radiologist'],
     ['web', 'doctor-profile', '/profile', 'radiologist'],
+    ['web', 'two-factor-setup', '/profile', 'radiologist', async page => {
+        await page.getByTestId('two-factor-setup').click();
+        await page.getByTestId('mfa-enrolment').waitFor();
+        await page.waitForTimeout(300);
+    }],
     ['web', 'radiotherapy-chat', '/radiotherapist-chat', 'radiotherapist'],
     ['web', 'other-specialty-console', '/cardiologist', 'radiotherapist'],
     ['web', 'unsubscribed-dashboard', '/doctor-dashboard', 'unsubscribedDoctor'],
@@ -96,12 +135,15 @@ const SCREENS = [
     ['web', 'hospital-subscription', '/subscription', 'hospital'],
     ['web', 'hospital-plans', '/subscription', 'hospital', click('main button.btn-primary')],
     ['web', 'hospital-profile', '/profile', 'hospital'],
+    ['web', 'security', '/security', 'hospital'],
+    ['web', 'doctor-notes', `/doctors/${FIXTURES.hospitalDoctorId}/notes`, 'hospital', shows('signed-note-row')],
     ['admin', 'login', '/admin/login', null],
     ['admin', 'dashboard', '/admin/', 'admin'],
     ['admin', 'hospitals', '/admin/hospitals', 'admin'],
     ['admin', 'doctors', '/admin/doctors', 'admin'],
     ['admin', 'payments', '/admin/payment-history', 'admin'],
     ['admin', 'audit-events', '/admin/audit-events', 'admin'],
+    ['admin', 'ai-usage', '/admin/ai-usage', 'admin'],
 ];
 
 const ROLES = {

@@ -7,6 +7,7 @@ import { SelectField, TextField } from '@/components/ui/Field';
 import { useRowWindow } from '@/lib/rowWindow';
 import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
 import { DoctorMfaPolicy } from '../components/DoctorMfaPolicy';
+import '../security.css';
 
 const GROUPS: readonly AuditGroup[] = ['doctor', 'consultation', 'record_settings', 'profile', 'recording'];
 
@@ -105,7 +106,7 @@ const SecurityLog = () => {
                 {entries.length === 0 && !busy && !error ? (
                     <p data-testid="audit-empty">{t('No entries.')}</p>
                 ) : (
-                    <table className="table" data-testid="audit-table">
+                    <table className="table audit-table" data-testid="audit-table">
                         <thead>
                             <tr>
                                 <th scope="col">{t('When')}</th>
