@@ -125,7 +125,11 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     subscribe(hospital["email"], "hospital-bronze")
     staff = doctor_payload(specialty="Cardiologist", name="Yaw Asante", isHospitalCreated=True)
     staffed = add_staff(client, staff, created["token"])
-    recorded_consultation(client, auth(staffed["token"]), "cardiologist", sign=True)
+    signed = recorded_consultation(client, auth(staffed["token"]), "cardiologist", sign=True)
+    staff_id = staffed["user"].get("_id") or staffed["user"]["id"]
+    r = client.get(f"/api/admin/doctors/{staff_id}", headers=auth(admin_token))
+    assert r.status_code == 200, r.text
+    hospital_id = r.json()["hospitalId"]
 
     # A hospital with two-factor sign-in on, which requires it of its doctors: its sign-in asks
     # for a code, its doctor's first sign-in for an enrolment.
@@ -153,7 +157,9 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "mfaHospital": login(guarded),
         "mfaDoctor": login(guarded_staff),
         "consultation": consultation,
-        "hospitalDoctorId": staffed["user"].get("_id") or staffed["user"]["id"],
+        "signedConsultation": signed,
+        "hospitalDoctorId": staff_id,
+        "hospitalId": hospital_id,
     }
 
 
