@@ -117,6 +117,14 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
     signup(client, radiotherapist)
     subscribe(radiotherapist["email"], "doctor-professional", status="trialing")
 
+    practitioner = doctor_payload(specialty="General Practitioner", name="Kofi Adjei")
+    signup(client, practitioner)
+    subscribe(practitioner["email"], "doctor-basic")
+
+    nurse = doctor_payload(specialty="Nurse", name="Akosua Frimpong")
+    signup(client, nurse)
+    subscribe(nurse["email"], "doctor-basic")
+
     unsubscribed = doctor_payload(specialty="General Practitioner", name="Zainab Okafor")
     signup(client, unsubscribed)
 
@@ -152,6 +160,8 @@ def walk_accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "radiologist": login(radiologist),
         "radiotherapist": login(radiotherapist),
         "unsubscribedDoctor": login(unsubscribed),
+        "generalPractitioner": login(practitioner),
+        "nurse": login(nurse),
         "hospital": login(hospital),
         "hospitalDoctor": login(staff),
         "mfaHospital": login(guarded),

@@ -105,6 +105,8 @@ const SCREENS = [
     ['web', 'radiologist-console', '/radiologist', 'radiologist'],
     ['web', 'console-panels-camera', '/radiologist', 'radiologist', openConsolePanels],
     ['web', 'navbar-menu', '/radiologist', 'radiologist', click('[data-testid="nav-toggle"]'), 'phone'],
+    ['web', 'doctor-dashboard', '/doctor-dashboard', 'radiologist'],
+    ['web', 'assistant-console', '/assistant', 'radiologist'],
     ['web', 'consultations', '/consultations', 'radiologist'],
     // A consultation of the record: its stored transcript, a report draft, the note being written.
     ['web', 'consultation', `/consultations/${FIXTURES.consultation}`, 'radiologist', shows('consultation-page')],
@@ -116,8 +118,11 @@ const SCREENS = [
         await page.getByTestId('mfa-enrolment').waitFor();
         await page.waitForTimeout(300);
     }],
+    ['web', 'radiotherapist-console', '/radiotherapist', 'radiotherapist'],
     ['web', 'radiotherapy-chat', '/radiotherapist-chat', 'radiotherapist'],
     ['web', 'other-specialty-console', '/cardiologist', 'radiotherapist'],
+    ['web', 'general-practitioner-console', '/general-practitioner', 'generalPractitioner'],
+    ['web', 'nurse-console', '/nurse', 'nurse'],
     ['web', 'unsubscribed-dashboard', '/doctor-dashboard', 'unsubscribedDoctor'],
     ['web', 'doctor-plans', '/doctor-subscription', 'unsubscribedDoctor'],
     // A hospital-created doctor sees the hospital's plan (Bronze) by name.
@@ -161,6 +166,8 @@ const ROLES = {
     radiologist: 'doctor',
     radiotherapist: 'doctor',
     unsubscribedDoctor: 'doctor',
+    generalPractitioner: 'doctor',
+    nurse: 'doctor',
     hospitalDoctor: 'doctor',
     hospital: 'hospital',
 };
