@@ -231,7 +231,7 @@ def _proxy(api: str, before: Path) -> Iterator[str]:
         client.close()
 
 
-# About 270 screen variants with axe each (two page loads per screen): minutes on a busy 2-core machine.
+# About 440 screen variants with axe each (two page loads per screen): minutes on a busy 2-core machine.
 @pytest.mark.timeout(900)
 def test_walk_every_screen(live_server: str, walk_accounts: dict[str, Any]) -> None:
     before = Path(os.environ["WALK_BEFORE_DIR"]) if os.environ.get("WALK_BEFORE_DIR") else None
