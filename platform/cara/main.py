@@ -8,9 +8,9 @@ from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import RedirectResponse
 
+from cara.admin_console.endpoints import reads as admin_console_reads
 from cara.admin_console.endpoints import router as admin_console_router
 from cara.assistant_routes import router as assistant_router
 from cara.auth.endpoints import router as auth_router
@@ -71,6 +71,7 @@ def create_app() -> FastAPI:
         health_router,
         auth_router,
         registration_router,
+        admin_console_reads,
         admin_console_router,
         assistant_router,
         billing_router,
@@ -93,15 +94,15 @@ def create_app() -> FastAPI:
     mount_spa(app, prefix="", dist=REPO_ROOT / "web" / "dist", reserved=("api/", "admin/"))
     handlers.install(app)
     openapi.install(app)
-    # The web apps' scripts and the JSON lists travel compressed (WebSockets are untouched).
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     # Request ids, the access log, the security headers on every HTTP answer (a 500 gets them
-    # from its handler, cara.kit.handlers) and the body size cap, in one layer.
+    # from its handler, cara.kit.handlers), the body size cap, and gzip for the web apps' scripts
+    # and the JSON lists (WebSockets are untouched), in one layer.
     app.add_middleware(
         RequestFrame,
         max_bytes=settings.max_body_bytes,
         # A certificate file may be up to 5 MB; the multipart envelope adds a little.
         larger={CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024},
+        gzip_minimum=1024,
     )
     if settings.cors_origins:
         # Same-origin deployments need none of this; a separately hosted console

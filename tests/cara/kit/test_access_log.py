@@ -1,0 +1,71 @@
+"""The access log's own writer (cara.kit.logging.access_line) writes what the logging module would."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from typing import Any
+
+import pytest
+
+from cara.kit import logging as cara_logging
+from cara.kit.logging import JsonFormatter, access_line, request_id_var
+
+
+@pytest.fixture
+def json_stream(monkeypatch: pytest.MonkeyPatch) -> tuple[io.StringIO, logging.StreamHandler[Any]]:
+    """The configuration configure_logging makes, writing to a string instead of stdout."""
+    stream = io.StringIO()
+    handler: logging.StreamHandler[Any] = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    monkeypatch.setattr(logging.root, "handlers", [handler])
+    monkeypatch.setattr(logging.root, "level", logging.INFO)
+    monkeypatch.setattr(cara_logging, "_json_handler", handler)
+    logging.getLogger("cara.access").setLevel(logging.NOTSET)
+    return stream, handler
+
+
+def test_the_line_is_the_logging_modules_line(json_stream: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    stream, handler = json_stream
+    # pytest adds its own capturing handlers to the root for each test: the configuration of a
+    # running server has only ours.
+    monkeypatch.setattr(logging.root, "handlers", [handler])
+    emitted: list[logging.LogRecord] = []
+    monkeypatch.setattr(
+        handler, "emit", lambda record: emitted.append(record) or logging.StreamHandler.emit(handler, record)
+    )
+    token = request_id_var.set("req-12345678")
+    try:
+        access_line("GET", "/api/doctors/{id}", 404, 1.25)
+        logging.getLogger("cara.access").info(
+            "request",
+            extra={"method": "GET", "route": "/api/doctors/{id}", "status": 404, "duration_ms": 1.25},
+        )
+    finally:
+        request_id_var.reset(token)
+    assert len(emitted) == 1, "the first line was written without a LogRecord"
+    ours, theirs = stream.getvalue().splitlines()
+    ours_entry, theirs_entry = json.loads(ours), json.loads(theirs)
+    timestamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$")
+    assert timestamp.match(ours_entry.pop("ts")) and timestamp.match(theirs_entry.pop("ts"))
+    assert list(ours_entry.items()) == list(theirs_entry.items())
+    assert ours_entry["request_id"] == "req-12345678" and ours_entry["route"] == "/api/doctors/{id}"
+
+
+def test_any_other_handler_gets_a_record(json_stream: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="cara.access")
+    access_line("POST", "/api/auth/login", 200, 3.0)
+    records = [r for r in caplog.records if r.name == "cara.access"]
+    assert len(records) == 1 and records[0].route == "/api/auth/login"  # type: ignore[attr-defined]
+    assert records[0].status == 200  # type: ignore[attr-defined]
+
+
+def test_nothing_is_written_below_the_level(json_stream: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    stream, handler = json_stream
+    monkeypatch.setattr(logging.root, "handlers", [handler])
+    monkeypatch.setattr(logging.root, "level", logging.WARNING)
+    logging.getLogger("cara.access")._cache.clear()  # type: ignore[attr-defined]
+    access_line("GET", "/api/auth/user", 200, 0.5)
+    assert stream.getvalue() == ""
