@@ -33,9 +33,12 @@ def test_the_line_is_the_logging_modules_line(json_stream: Any, monkeypatch: pyt
     # running server has only ours.
     monkeypatch.setattr(logging.root, "handlers", [handler])
     emitted: list[logging.LogRecord] = []
-    monkeypatch.setattr(
-        handler, "emit", lambda record: emitted.append(record) or logging.StreamHandler.emit(handler, record)
-    )
+
+    def emit(record: logging.LogRecord) -> None:
+        emitted.append(record)
+        logging.StreamHandler.emit(handler, record)
+
+    monkeypatch.setattr(handler, "emit", emit)
     token = request_id_var.set("req-12345678")
     try:
         access_line("GET", "/api/doctors/{id}", 404, 1.25)
