@@ -179,6 +179,7 @@ class Servers:
     redis_url: str
     db_url: str = ""
     dbname: str = ""
+    reused: bool = False  # `keep_db` named a database that already existed
 
 
 def _drop_tenant_roles(db_server_url: str, dbname: str) -> None:
@@ -204,8 +205,11 @@ def _drop_tenant_roles(db_server_url: str, dbname: str) -> None:
 
 
 @contextmanager
-def servers(stack: ExitStack) -> Iterator[Servers]:
-    """PostgreSQL and Redis URLs, a fresh `cara_bench_*` database, dropped on the way out."""
+def servers(stack: ExitStack, keep_db: str | None = None) -> Iterator[Servers]:
+    """PostgreSQL and Redis URLs, a fresh `cara_bench_*` database, dropped on the way out.
+
+    `keep_db`: that database instead, created when missing and kept afterwards (with its tenant
+    roles), so a benchmark with a long setup can reuse what an earlier run seeded (`reused`)."""
     db_server = os.environ.get("BENCH_DATABASE_URL")
     redis_url = os.environ.get("BENCH_REDIS_URL")
     if not db_server or not redis_url:
@@ -229,11 +233,17 @@ def servers(stack: ExitStack) -> Iterator[Servers]:
         redis_url = str(make_url(redis_url).set(database=str(BENCH_REDIS_DB)))
 
     found = Servers(db_server_url=db_server, redis_url=redis_url)
-    found.dbname = f"cara_bench_{secrets.token_hex(4)}"
+    found.dbname = keep_db or f"cara_bench_{secrets.token_hex(4)}"
     with psycopg.connect(plain_conninfo(db_server), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{found.dbname}"')
+        exists = (
+            keep_db is not None
+            and conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (keep_db,)).fetchone()
+        )
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{found.dbname}"')
+    found.reused = bool(exists)
     found.db_url = make_url(db_server).set(database=found.dbname).render_as_string(hide_password=False)
-    log(f"created database {found.dbname}")
+    log(f"{'reusing' if exists else 'created'} database {found.dbname}")
     try:
         yield found
     finally:
@@ -243,13 +253,16 @@ def servers(stack: ExitStack) -> Iterator[Servers]:
             reset_engine()
         except Exception as exc:  # still drop the database
             log(f"warning: could not dispose the engine: {exc}")
-        with psycopg.connect(plain_conninfo(db_server), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{found.dbname}" WITH (FORCE)')
-        log(f"dropped database {found.dbname}")
-        try:
-            _drop_tenant_roles(db_server, found.dbname)
-        except Exception as exc:
-            log(f"warning: could not drop the tenant roles of {found.dbname}: {exc}")
+        if keep_db is not None:
+            log(f"kept database {found.dbname} (drop it when done)")
+        else:
+            with psycopg.connect(plain_conninfo(db_server), autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{found.dbname}" WITH (FORCE)')
+            log(f"dropped database {found.dbname}")
+            try:
+                _drop_tenant_roles(db_server, found.dbname)
+            except Exception as exc:
+                log(f"warning: could not drop the tenant roles of {found.dbname}: {exc}")
 
 
 def configure_env(found: Servers, extra: Mapping[str, str] | None = None) -> None:
@@ -365,6 +378,8 @@ def run_bench(
     *,
     env: Mapping[str, str] | None = None,
     modules: Sequence[str] = (),
+    keep_db: str | None = None,
+    server: Callable[[Path], ApiServer] | None = None,
 ) -> int:
     """Servers, throwaway database, environment, one uvicorn worker; then `body(api)`.
 
@@ -372,7 +387,7 @@ def run_bench(
     is dropped, and the Redis db is flushed.
     """
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    with ExitStack() as stack, servers(stack) as found:
+    with ExitStack() as stack, servers(stack, keep_db) as found:
         configure_env(found, env)
         import_app_modules(modules)
         prepare_database()
@@ -392,7 +407,7 @@ def run_bench(
         try:
             with ExitStack() as inner:  # uvicorn stops before the database is dropped
                 log_dir = Path(inner.enter_context(tempfile.TemporaryDirectory(prefix="cara-bench-")))
-                api = ApiServer(log_dir / "uvicorn.log")
+                api = (server or ApiServer)(log_dir / "uvicorn.log")
                 inner.callback(api.stop)
                 api.wait_ready()
                 log(f"uvicorn ready on {api.base_url}")
