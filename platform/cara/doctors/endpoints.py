@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query, Request, Response, status
+from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
 
 from cara.audit import service as audit
 from cara.audit.schemas import AuditGroup, AuditPage
 from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import DoctorPrincipal, HospitalPrincipal
+from cara.auth.principal import AsyncAuthenticator, DoctorPrincipal, HospitalPrincipal, Principal
 from cara.doctors import service
 from cara.doctors.schemas import (
     DoctorCreate,
@@ -27,6 +27,9 @@ from cara.kit import listing
 from cara.kit.openapi import error_responses
 from cara.subscriptions import service as subscriptions
 from cara.subscriptions.schemas import HospitalSubscriptionStatus
+
+# The hospital, for async handlers that read through the async pool only (no request session).
+AsyncHospitalPrincipal = Annotated[Principal, Depends(AsyncAuthenticator("hospital"))]
 
 # Tags per route: the subscription status is listed under "subscriptions" in the API docs.
 router = APIRouter(prefix="/doctors")
@@ -72,9 +75,8 @@ def list_doctors(
     response_model=DoctorPage,
     responses=error_responses(400, 401, 403, 404, 422),
 )
-def list_doctors_page(
-    principal: HospitalPrincipal,
-    session: DbSession,
+async def list_doctors_page(
+    principal: AsyncHospitalPrincipal,
     hospital_id: Annotated[
         str | None, Query(alias="hospitalId", max_length=64, description="the caller's own hospital")
     ] = None,
@@ -96,8 +98,8 @@ def list_doctors_page(
     """The signed-in hospital's doctors a page at a time (keyset: a deep page costs what the first
     does), with search, filters and order on the server. Rows leave out the profile's lists;
     `GET /api/doctors` still answers the whole list."""
-    page = service.list_page(
-        session,
+    # async: one read on the event loop (no request session, no thread-pool hand-off).
+    page = await service.list_page(
         principal,
         hospital_id,
         hospital_created=hospital_created,

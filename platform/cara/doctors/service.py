@@ -21,7 +21,7 @@ from cara.analytics import service as analytics
 from cara.audit import service as audit
 from cara.auth import passwords
 from cara.auth import service as auth_service
-from cara.auth.principal import Principal
+from cara.auth.principal import Principal, tenant_role
 from cara.auth.service import EMAIL_TAKEN, email_taken
 from cara.billing.seats import require_doctor_seat, start_trial
 from cara.doctors import list_cache, repository
@@ -193,9 +193,10 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
 
-def _cursor_of(sort: str, row: Any) -> str:
-    key = row.name if sort.lstrip("-") == "name" else row.created_at.isoformat()
-    return listing.encode_cursor(sort, key, str(row.id))
+def _cursor_of(sort: str, row: tuple[Any, ...]) -> str:
+    # (id, name, ..., created_at at index 6): the row of repository.page_for_hospital_async
+    key = row[1] if sort.lstrip("-") == "name" else row[6].isoformat()
+    return listing.encode_cursor(sort, key, str(row[0]))
 
 
 def _after(sort: str, cursor: str) -> tuple[Any, uuid.UUID]:
@@ -214,8 +215,7 @@ def _after(sort: str, cursor: str) -> tuple[Any, uuid.UUID]:
         raise BadRequest(listing.BAD_CURSOR, fields={"cursor": "Invalid cursor"}) from exc
 
 
-def list_page(
-    session: Session,
+async def list_page(
     principal: Principal,
     hospital_id: str | None,
     *,
@@ -230,19 +230,28 @@ def list_page(
 ) -> bytes:
     """A page of the hospital's doctors (DoctorPage, encoded as JSON): searched (name, email,
     licence number), filtered by specialty, state/province and status, by name or by date added,
-    either way."""
+    either way. One read on the event loop, under the tenant's database role."""
     own = own_hospital(principal, hospital_id)
     text = (q or "").strip()
+    specialty = (specialty or "").strip() or None
+    state = (state or "").strip() or None
+    if any("\x00" in value for value in (text, specialty or "", state or "")):
+        # PostgreSQL text cannot hold NUL: bad input, never a server error.
+        raise BadRequest("Search and filters must not contain NUL characters.")
     where = repository.PageFilter(
         hospital_id=own,
         hospital_created=hospital_created,
         like=listing.like_pattern(text) if text else None,
-        specialty=(specialty or "").strip() or None,
-        state=(state or "").strip() or None,
+        specialty=specialty,
+        state=state,
         active=active,
     )
-    rows = repository.page_for_hospital(
-        session,
+    schema = principal.tenant_schema
+    if schema is None:  # a hospital always has its tenant; the principal check made sure
+        raise NotFound(HOSPITAL_NOT_FOUND)
+    rows = await repository.page_for_hospital_async(
+        schema,
+        tenant_role(schema),
         where,
         sort=sort.lstrip("-"),
         descending=sort.startswith("-"),

@@ -232,6 +232,31 @@ async def async_connection() -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         await pool.give_back(conn)
 
 
+async def fetch_sets(query: bytes) -> list[list[tuple[Any, ...]]]:
+    """The rows of each row-returning statement of `query`, in order, over the async pool.
+
+    `query` is one simple-query string, so one round trip, e.g. `BEGIN READ ONLY; SET LOCAL ROLE
+    "r"; SELECT ...; SELECT ...; COMMIT`: the tenant's role is set once for the transaction, as
+    for the signed-in user's read (cara.auth.repository). It carries no parameters (a
+    multi-statement string cannot): repositories quote every value with psycopg.sql.Literal.
+    A pooled connection the server or a proxy closed is dropped and the query sent once more on
+    another, as the engine's pre-ping does for an idle one."""
+    for attempt in (1, 2):
+        try:
+            async with async_connection() as conn:
+                cursor = await conn.execute(query)
+                sets: list[list[tuple[Any, ...]]] = []
+                while True:
+                    if cursor.description is not None:
+                        sets.append([tuple(row) for row in await cursor.fetchall()])
+                    if not cursor.nextset():
+                        return sets
+        except psycopg.OperationalError:
+            if attempt == 2:
+                raise
+    return []
+
+
 async def close_async_pool() -> None:
     """Close this event loop's idle async connections (the app's shutdown)."""
     pool = _async_pools.pop(asyncio.get_running_loop(), None)
