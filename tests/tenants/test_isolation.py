@@ -126,3 +126,27 @@ class TestDatabaseRoles:
         doctor = two_hospitals["B"]["doctors"][0]
         assert client.get("/api/auth/user", headers=auth(doctor["token"])).status_code == 200
         assert seen == [tenant_role(two_hospitals["B"]["schema"])]
+
+    @pytest.mark.parametrize("params", [{}, {"q": "chest pain"}], ids=["list", "search"])
+    def test_the_consultation_list_runs_under_the_tenant_role(
+        self, client: Any, two_hospitals: dict[str, Any], monkeypatch: Any, params: dict[str, str]
+    ) -> None:
+        """GET /api/consultations reads on the event loop with SQL of its own: the role it ran
+        under, asked in the same transaction."""
+        from cara.auth.principal import tenant_role
+        from cara.consultations import repository
+
+        seen: list[str] = []
+        real = repository.fetch_sets
+
+        async def spy(query: bytes) -> Any:
+            sets = await real(query.replace(b"; COMMIT", b"; SELECT current_user; COMMIT"))
+            seen.append(sets.pop()[0][0])
+            return sets
+
+        monkeypatch.setattr(repository, "fetch_sets", spy)
+        doctor = two_hospitals["B"]["doctors"][0]
+        answer = client.get("/api/consultations", params=params, headers=auth(doctor["token"]))
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {"items": [], "nextCursor": None}
+        assert seen == [tenant_role(two_hospitals["B"]["schema"])]

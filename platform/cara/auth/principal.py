@@ -259,4 +259,5 @@ HospitalPrincipal = Annotated[Principal, Depends(Authenticator("hospital"))]
 DoctorPrincipal = Annotated[Principal, Depends(Authenticator("doctor"))]
 # Async handlers that read only through the async pool (no DbSession, no `principal.account`).
 AsyncAnyPrincipal = Annotated[Principal, Depends(AsyncAuthenticator())]
+AsyncDoctorPrincipal = Annotated[Principal, Depends(AsyncAuthenticator("doctor"))]
 OptionalPrincipal = Annotated[Principal | None, Depends(optional_principal)]

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Header, Query, Response, status
 
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal, DoctorPrincipal, HospitalPrincipal
+from cara.auth.principal import AnyPrincipal, AsyncDoctorPrincipal, DoctorPrincipal, HospitalPrincipal
 from cara.consultations import service
 from cara.consultations.schemas import (
     AddendumIn,
@@ -54,9 +54,8 @@ def start_consultation(
     response_model=ConsultationPage,
     responses=error_responses(400, 401, 403, 422),
 )
-def list_consultations(
-    principal: DoctorPrincipal,
-    session: DbSession,
+async def list_consultations(
+    principal: AsyncDoctorPrincipal,
     q: Annotated[
         str | None, Query(max_length=200, description="words of title, patient or transcript")
     ] = None,
@@ -67,10 +66,11 @@ def list_consultations(
         str | None, Query(max_length=200, description="`nextCursor` of the page before")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=service.MAX_PAGE_SIZE)] = service.PAGE_SIZE,
-) -> ConsultationPage:
+) -> Response:
     """The signed-in doctor's consultations, newest first, a page at a time (keyset)."""
-    page = service.list_consultations(
-        session,
+    # async: one read on the event loop (no request session, no thread-pool hand-off); the
+    # JSON is written once by the service (ConsultationPage's shape).
+    page = await service.list_consultations(
         principal,
         q=q,
         started_from=started_from,
@@ -79,9 +79,7 @@ def list_consultations(
         cursor=cursor,
         limit=limit,
     )
-    # The search words of changed consultations were gathered on the way.
-    session.commit()
-    return page
+    return Response(page, media_type="application/json")
 
 
 @router.get(

@@ -3,15 +3,16 @@ every read is also filtered by the doctor (the shared `independent` schema holds
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
+from psycopg import sql
 from sqlalchemy import (
     ColumnElement,
-    ScalarSelect,
     String,
     and_,
     delete,
@@ -25,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from cara.kit.db import fetch_sets
 from cara.models import (
     Account,
     Consultation,
@@ -67,15 +69,6 @@ def doctor_consultation(
     return session.scalar(query)
 
 
-def _line_count() -> ScalarSelect[int]:
-    return (
-        select(func.count())
-        .select_from(TranscriptLine)
-        .where(TranscriptLine.consultation_id == Consultation.id)
-        .scalar_subquery()
-    )
-
-
 def line_count(session: Session, consultation_id: uuid.UUID) -> int:
     return int(
         session.scalar(
@@ -87,63 +80,125 @@ def line_count(session: Session, consultation_id: uuid.UUID) -> int:
     )
 
 
-def _state_condition(state: str) -> ColumnElement[bool]:
-    # An ended consultation with nothing generated or signed shows as a draft (service.display_state).
-    if state == "in_progress":
-        return and_(Consultation.state == "in_progress", Consultation.ended_at.is_(None))
-    if state == "draft":
-        return or_(
-            Consultation.state == "draft",
-            and_(Consultation.state == "in_progress", Consultation.ended_at.is_not(None)),
-        )
-    return Consultation.state == state
-
-
 def doctor_token(doctor_id: uuid.UUID) -> str:
     """The word every search document of a doctor carries, so the index alone finds theirs."""
     return f"zd{doctor_id.hex}"
 
 
-def tsquery(words: Sequence[str], doctor_id: uuid.UUID) -> ColumnElement[Any]:
-    """All words, each as a prefix, and the doctor's token: `ama:* & kb:* & zd<hex>`. Words are
-    letters and digits only (the service)."""
-    query = " & ".join([*(f"{w}:*" for w in words), doctor_token(doctor_id)])
-    return func.to_tsquery(text("'simple'::regconfig"), query)
+# ---------------------------------------------------------------- the doctor's list, on the event loop
+
+# The columns ConsultationOut is built from (cara.consultations.service.list_consultations), and
+# the line count from the (consultation_id, seq) unique index.
+_LIST_COLUMNS = (
+    "c.id, c.console, c.state, c.title, c.started_at, c.ended_at, c.patient_reference,"
+    " c.consent_basis, c.consent_by_account_id, c.consent_at, c.source,"
+    " (SELECT count(*) FROM {s}.transcript_lines t WHERE t.consultation_id = c.id)"
+)
+_STATE_CONDITIONS = {
+    # An ended consultation with nothing generated or signed shows as a draft (service.display_state).
+    "in_progress": b" AND c.state = 'in_progress' AND c.ended_at IS NULL",
+    "draft": b" AND (c.state = 'draft' OR (c.state = 'in_progress' AND c.ended_at IS NOT NULL))",
+    "signed": b" AND c.state = 'signed'",
+}
 
 
-def list_page(
-    session: Session, where: ListFilter, *, after: tuple[datetime, uuid.UUID] | None, limit: int
-) -> list[tuple[Consultation, int]]:
-    """Newest first, keyset-paged on (started_at, id): a deep page costs what the first does."""
-    query = select(Consultation, _line_count()).where(Consultation.doctor_account_id == where.doctor_id)
-    if where.words:
-        # The matches come from the GIN index alone, the doctor's own token narrowing them there:
-        # a document is large (read from TOAST), and the planner, which does not count that,
-        # would otherwise test every document of the doctor in turn.
-        hits = (
-            select(Consultation.id)
-            .where(Consultation.search.op("@@")(tsquery(where.words, where.doctor_id)))
-            .cte("hits")
-            .prefix_with("MATERIALIZED")
-        )
-        query = query.where(Consultation.id.in_(select(hits.c.id)))
-        session.execute(text("SELECT set_config('enable_seqscan', 'off', true)"))
+@dataclass(frozen=True)
+class ListedPage:
+    """`rows`: (id, console, state, title, started_at, ended_at, patient_reference, consent_basis,
+    consent_by_account_id, consent_at, source, line_count), newest first. `stale`: a search found
+    documents of this doctor behind their consultation (`refresh_search` gathers them)."""
+
+    rows: list[tuple[Any, ...]]
+    stale: bool = False
+
+
+def _literal(value: Any) -> bytes:
+    return sql.Literal(value).as_bytes(None)
+
+
+class _ListSql(NamedTuple):
+    """A tenant's fixed parts of the list's query, identifiers quoted once (`_list_sql`)."""
+
+    head: bytes  # the transaction, under the tenant's role
+    stale: bytes  # a search's check for documents behind, up to the doctor's id
+    search: bytes  # a search's matches, up to its tsquery
+    search_page: bytes  # ... from the tsquery up to the doctor's id, then the page's conditions
+    search_rest: bytes  # ... after them: the page's rows
+    plain: bytes  # the page without a search, up to the doctor's id
+
+
+@functools.lru_cache(maxsize=4096)
+def _list_sql(schema: str, role: str) -> _ListSql:
+    s = sql.Identifier(schema)
+    columns = sql.SQL(_LIST_COLUMNS).format(s=s)
+    head = sql.SQL("BEGIN READ ONLY; SET LOCAL ROLE {}; ").format(sql.Identifier(role))
+    # refresh_search's condition (STALE_SEARCH and `changed`), read only: the partial index
+    # ix_consultations_search_stale answers it.
+    stale = sql.SQL(
+        "SELECT EXISTS (SELECT 1 FROM {s}.consultations c WHERE"
+        " (c.search_indexed_at IS NULL OR c.ended_at IS NULL OR c.ended_at > c.search_indexed_at)"
+        " AND (c.search_indexed_at IS NULL OR c.ended_at > c.search_indexed_at"
+        " OR (c.ended_at IS NULL AND EXISTS (SELECT 1 FROM {s}.transcript_lines t"
+        " WHERE t.consultation_id = c.id AND t.created_at > c.search_indexed_at)))"
+        " AND c.doctor_account_id = "
+    ).format(s=s)
+    # The matches come from the GIN index alone, the doctor's own token narrowing them there: a
+    # document is large (read from TOAST), and the planner, which does not count that, would
+    # otherwise test every document of the doctor in turn. The bitmap scan reads each match's
+    # row anyway, so the matches carry what the page's conditions and order need: the page is
+    # chosen among them, and only its own rows are read again (by primary key) with their line
+    # counts. Joining every match back to the table first cost 4x the PostgreSQL time for a word
+    # in all 5,000 consultations of the benchmark (ops/bench/consultations_list.py).
+    search = sql.SQL(
+        "SET LOCAL enable_seqscan = off; WITH hits AS MATERIALIZED (SELECT id, doctor_account_id,"
+        " started_at, ended_at, state FROM {s}.consultations WHERE search @@ to_tsquery('simple'::regconfig, "
+    ).format(s=s)
+    search_page = sql.SQL(")), page AS (SELECT c.id FROM hits c WHERE c.doctor_account_id = ").format()
+    search_rest = sql.SQL(
+        ") SELECT {columns} FROM {s}.consultations c WHERE c.id IN (SELECT id FROM page)"
+        " ORDER BY c.started_at DESC, c.id DESC"
+    ).format(s=s, columns=columns)
+    plain = sql.SQL("SELECT {columns} FROM {s}.consultations c WHERE c.doctor_account_id = ").format(
+        s=s, columns=columns
+    )
+    return _ListSql(*(part.as_bytes(None) for part in (head, stale, search, search_page, search_rest, plain)))
+
+
+async def list_page_async(
+    schema: str, role: str, where: ListFilter, *, after: tuple[datetime, uuid.UUID] | None, limit: int
+) -> ListedPage:
+    """The doctor's consultations, newest first, keyset-paged on (started_at, id) from the
+    (doctor_account_id, started_at, id) index: a deep page costs what the first does. One round
+    trip on the event loop (cara.kit.db.fetch_sets) under the tenant's role; values are quoted
+    literals (one simple-query string carries no parameters). A search also says whether any of
+    the doctor's documents is behind, in the same read."""
+    fixed = _list_sql(schema, role)
+    doctor = _literal(where.doctor_id)
+    # The page's conditions, on `c`: the table, or a search's matches.
+    page: list[bytes] = [doctor]
     if where.started_from is not None:
-        query = query.where(Consultation.started_at >= where.started_from)
+        page += [b" AND c.started_at >= ", _literal(where.started_from)]
     if where.started_before is not None:
-        query = query.where(Consultation.started_at < where.started_before)
+        page += [b" AND c.started_at < ", _literal(where.started_before)]
     if where.state is not None:
-        query = query.where(_state_condition(where.state))
+        page.append(_STATE_CONDITIONS[where.state])
     if after is not None:
-        query = query.where(
-            tuple_(Consultation.started_at, Consultation.id)
-            < tuple_(literal(after[0], Consultation.started_at.type), literal(after[1], Consultation.id.type))
-        )
-    query = query.order_by(Consultation.started_at.desc(), Consultation.id.desc()).limit(limit)
-    rows = [(row[0], int(row[1])) for row in session.execute(query).all()]
+        page += [b" AND (c.started_at, c.id) < (", _literal(after[0]), b", ", _literal(after[1]), b")"]
+    page += [b" ORDER BY c.started_at DESC, c.id DESC LIMIT ", _literal(int(limit))]
     if where.words:
-        session.execute(text("SELECT set_config('enable_seqscan', 'on', true)"))
-    return rows
+        # All words, each as a prefix, and the doctor's token: `ama:* & kb:* & zd<hex>`. Words are
+        # letters and digits only (the service).
+        query = " & ".join([*(f"{w}:*" for w in where.words), doctor_token(where.doctor_id)])
+        parts = [fixed.head, fixed.stale, doctor, b"); ", fixed.search, _literal(query), fixed.search_page]
+        parts += [*page, fixed.search_rest, b"; COMMIT"]
+    else:
+        parts = [fixed.head, fixed.plain, *page, b"; COMMIT"]
+    sets = await fetch_sets(b"".join(parts))
+    if where.words:
+        (((behind,),), rows) = sets
+        return ListedPage(rows, stale=bool(behind))
+    (rows,) = sets
+    return ListedPage(rows)
 
 
 def hospital_signed_page(

@@ -18,9 +18,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from cara.audit.service import record_tenant
-from cara.auth.principal import NO_PERMISSION, Principal
+from cara.auth.principal import NO_PERMISSION, Principal, tenant_role
 from cara.config import get_settings
 from cara.consultations import export, repository
 from cara.consultations.radiology import render_radiology as render_radiology
@@ -181,26 +182,22 @@ def open_for_live(session: Session, principal: Principal, consultation_id: objec
 
 
 def consultation_out(consultation: Consultation, line_count: int = 0) -> ConsultationOut:
-    duration = None
-    if consultation.ended_at is not None:
-        duration = max(0, int((consultation.ended_at - consultation.started_at).total_seconds()))
-    reference = consultation.patient_reference
-    return ConsultationOut(
-        id=consultation.id,
-        console=consultation.console,
-        state=display_state(consultation.state, consultation.ended_at is not None),  # type: ignore[arg-type]
-        title=consultation.title,
-        startedAt=consultation.started_at,
-        endedAt=consultation.ended_at,
-        durationSeconds=duration,
-        lineCount=line_count,
-        patientReference=PatientReference.model_validate(reference) if reference else None,
-        consent=ConsentOut(
-            basis=consultation.consent_basis,  # type: ignore[arg-type]
-            givenBy=consultation.consent_by_account_id,
-            givenAt=consultation.consent_at,
-        ),
-        source=consultation.source or "live",  # type: ignore[arg-type]
+    c = consultation
+    return _listed_out(
+        (
+            c.id,
+            c.console,
+            c.state,
+            c.title,
+            c.started_at,
+            c.ended_at,
+            c.patient_reference,
+            c.consent_basis,
+            c.consent_by_account_id,
+            c.consent_at,
+            c.source,
+            line_count,
+        )
     )
 
 
@@ -241,8 +238,7 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
-def list_consultations(
-    session: Session,
+async def list_consultations(
     principal: Principal,
     *,
     q: str | None = None,
@@ -251,13 +247,15 @@ def list_consultations(
     state: str | None = None,
     cursor: str | None = None,
     limit: int = PAGE_SIZE,
-) -> ConsultationPage:
-    """The doctor's consultations, newest first; text search over title, patient reference and
-    transcript; `started_from` / `started_to` are whole days (UTC), both included."""
+) -> bytes:
+    """The doctor's consultations, newest first (ConsultationPage, encoded as JSON); text search
+    over title, patient reference and transcript; `started_from` / `started_to` are whole days
+    (UTC), both included. One read on the event loop, under the tenant's database role."""
     _doctor(principal)
+    schema = principal.tenant_schema
+    if schema is None:  # a doctor always has a tenant; the principal check made sure
+        raise NotFound(NOT_FOUND)
     words = search_words(q)
-    if words:
-        repository.refresh_search(session, principal.id)
     where = repository.ListFilter(
         doctor_id=principal.id,
         words=words,
@@ -266,12 +264,66 @@ def list_consultations(
         state=state,
     )
     after = decode_cursor(cursor) if cursor else None
-    rows = repository.list_page(session, where, after=after, limit=limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    items = [consultation_out(c, count) for c, count in rows]
-    next_cursor = encode_cursor(rows[-1][0].started_at, rows[-1][0].id) if more and rows else None
-    return ConsultationPage(items=items, nextCursor=next_cursor)
+    role = tenant_role(schema)
+    listed = await repository.list_page_async(schema, role, where, after=after, limit=limit + 1)
+    if listed.stale:
+        # Rare: the live relay gathers a consultation's words as it stores lines and when it
+        # ends. Documents written otherwise (an import, a restore) are gathered here, once, in a
+        # transaction of their own, and the page read again.
+        await run_in_threadpool(_refresh_search, schema, role, principal.id)
+        listed = await repository.list_page_async(schema, role, where, after=after, limit=limit + 1)
+    rows = listed.rows[:limit]
+    items = [_listed_out(row) for row in rows]
+    more = len(listed.rows) > limit
+    next_cursor = encode_cursor(rows[-1][4], rows[-1][0]) if more and rows else None
+    # Encoded once from the validated page: the same bytes FastAPI would write for
+    # `response_model=ConsultationPage`, without dumping and validating it a second time.
+    return ConsultationPage(items=items, nextCursor=next_cursor).model_dump_json().encode()
+
+
+def _listed_out(row: tuple[Any, ...]) -> ConsultationOut:
+    """A consultation's summary from its columns (a row of repository.list_page_async)."""
+    (
+        ident,
+        console,
+        state,
+        title,
+        started_at,
+        ended_at,
+        reference,
+        basis,
+        given_by,
+        given_at,
+        source,
+        count,
+    ) = row
+    duration = None
+    if ended_at is not None:
+        duration = max(0, int((ended_at - started_at).total_seconds()))
+    return ConsultationOut(
+        id=ident,
+        console=console,
+        state=display_state(state, ended_at is not None),  # type: ignore[arg-type]
+        title=title,
+        startedAt=started_at,
+        endedAt=ended_at,
+        durationSeconds=duration,
+        lineCount=int(count),
+        patientReference=PatientReference.model_validate(reference) if reference else None,
+        consent=ConsentOut(basis=basis, givenBy=given_by, givenAt=given_at),
+        source=source or "live",
+    )
+
+
+def _refresh_search(schema: str, role: str, doctor_id: uuid.UUID) -> None:
+    """Gather the doctor's search documents that are behind (repository.refresh_search)."""
+    session = tenant_session(schema)
+    try:
+        restrict_to_tenant_role(session, role)
+        repository.refresh_search(session, doctor_id)
+        session.commit()
+    finally:
+        session.close()
 
 
 def add_assistant_lines(

@@ -343,3 +343,50 @@ def test_the_upgrade_gathers_the_documents_behind_as_the_repository_does(
         )
         s.rollback()
     assert by_migration == by_repository and "pheochromocytoma" in by_migration and "'kb'" in by_migration
+
+
+def test_a_search_gathers_the_documents_behind_and_a_list_writes_nothing(
+    client: Any, doctor: dict[str, str]
+) -> None:
+    """The list reads on the event loop; a search that finds documents of the doctor behind
+    (lines stored without the relay's gathering) gathers them once and answers from them."""
+    from cara.consultations import repository
+
+    cid = start(client, doctor).json()["id"]
+    add_lines(doctor, cid, [("user", "Suspected hydronephrosis")])
+    schema, account = schema_and_account(doctor)
+
+    def behind() -> int:
+        with tenant_session(schema) as s:
+            count = repository.refresh_search(s, account)
+            s.rollback()
+            return count
+
+    assert [i["id"] for i in listing(client, doctor).json()["items"]] == [cid]
+    assert behind() == 1, "a list without a search gathers nothing"
+    assert [i["id"] for i in listing(client, doctor, q="hydroneph").json()["items"]] == [cid]
+    assert behind() == 0
+    assert listing(client, doctor, q="hydroneph").json()["items"][0]["id"] == cid
+
+
+def test_the_list_writes_the_json_fastapi_would(client: Any, doctor: dict[str, str]) -> None:
+    """The page is encoded by the service, not by FastAPI's response_model: the same bytes (the
+    compact JSON of the same values, non-ASCII text as is) and content type."""
+    import json
+
+    cid = start(client, doctor, patientReference={"name": "Akosua Mensah Ñyarko", "age": 41}).json()["id"]
+    assert (
+        client.patch(
+            f"/api/consultations/{cid}",
+            json={"title": "Échographie rénale « contrôle » 超音波"},
+            headers=doctor,
+        ).status_code
+        == 200
+    )
+    add_lines(doctor, cid, [("user", "Renal ultrasound")])
+    answer = listing(client, doctor, limit=1)
+    assert answer.headers["content-type"] == "application/json"
+    body = answer.json()
+    assert body["items"][0]["title"] == "Échographie rénale « contrôle » 超音波"
+    assert body["items"][0]["lineCount"] == 1 and body["items"][0]["state"] == "draft"
+    assert answer.content == json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
