@@ -177,6 +177,40 @@ class TestRefusals:
             "Dr Other Hospital"
         ]
 
+    @pytest.mark.parametrize("params", [{"q": "a\x00b"}, {"specialty": "\x00"}, {"state": "Accra\x00"}])
+    def test_nul_in_search_or_filters_is_a_clear_400(
+        self, client: Any, seven: HospitalAccount, params: dict[str, Any]
+    ) -> None:
+        r = page(client, seven, **params)
+        assert r.status_code == 400 and "NUL" in r.json()["message"]
+
+    def test_the_page_is_read_under_the_tenants_own_role(self, client: Any, seven: HospitalAccount) -> None:
+        """The page's one round trip sets the tenant's role: under another tenant's role the same
+        read of this tenant's schema is refused by PostgreSQL itself."""
+        import asyncio
+        import uuid
+
+        import psycopg
+
+        from cara.auth.principal import tenant_role
+        from cara.doctors import repository
+        from cara.kit.db import close_async_pool
+
+        own, foreign = tokens_schema(seven.token), tokens_schema(new_hospital(client).token)
+        where = repository.PageFilter(hospital_id=uuid.UUID(seven.hospital_id))
+
+        async def read(role_of: str) -> list[Any]:
+            try:
+                return await repository.page_for_hospital_async(
+                    own, tenant_role(role_of), where, sort="name", descending=False, after=None, limit=3
+                )
+            finally:
+                await close_async_pool()
+
+        assert len(asyncio.run(read(own))) == 3
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            asyncio.run(read(foreign))
+
     def test_only_hospitals(self, client: Any, seven: HospitalAccount) -> None:
         assert client.get("/api/doctors/page").status_code == 401
         login = client.post(
@@ -193,3 +227,11 @@ def test_pages_are_compressed_for_clients_that_accept_it(client: Any, seven: Hos
     assert packed.headers["content-encoding"] == "gzip" and "Accept-Encoding" in packed.headers["vary"]
     assert packed.json() == raw.json()
     assert packed.headers["cache-control"] == "private, no-cache"
+
+
+def tokens_schema(token: str) -> str:
+    from cara.auth import tokens
+
+    claims = tokens.decode(token)
+    assert claims is not None and claims.tenant_schema is not None
+    return claims.tenant_schema
