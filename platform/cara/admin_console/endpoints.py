@@ -20,7 +20,7 @@ from cara.admin_console.schemas import (
 )
 from cara.auth import service as auth_service
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AdminPrincipal
+from cara.auth.principal import AdminPrincipal, AsyncAuthenticator, Principal
 from cara.kit import listing
 from cara.kit.openapi import error_responses
 from cara.registration import service as registration
@@ -33,6 +33,19 @@ def _two_factor_on(principal: AdminPrincipal) -> None:
 
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_two_factor_on)])
+
+# The admin, for async handlers that read through the async pool only (no request session).
+AsyncAdminPrincipal = Annotated[Principal, Depends(AsyncAuthenticator("admin"))]
+
+
+async def _two_factor_on_async(principal: AsyncAdminPrincipal) -> None:
+    """`_two_factor_on` for the async reads (the same 403, before the handler's own checks)."""
+    await service.require_admin_mfa(principal)
+
+
+# The dashboard's and the hospital list's reads: async handlers, one round trip each on the
+# event loop, without the request session and thread-pool hand-offs of `router`'s handlers.
+reads = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_two_factor_on_async)])
 
 Sort = Annotated[str | None, Query(description='JSON, e.g. ["name","ASC"]')]
 Range = Annotated[str | None, Query(alias="range", description="JSON, e.g. [0,24] (inclusive)")]
@@ -85,34 +98,33 @@ def invite_admin(body: InvitationIn, principal: AdminPrincipal, session: DbSessi
     return invitation
 
 
-@router.get("/stats", operation_id="admin_stats", response_model=StatsOut, responses=READ_ERRORS)
-def stats(
-    principal: AdminPrincipal, session: DbSession, timeRange: Annotated[str | None, Query()] = "weekly"
+@reads.get("/stats", operation_id="admin_stats", response_model=StatsOut, responses=READ_ERRORS)
+async def stats(
+    principal: AsyncAdminPrincipal, timeRange: Annotated[str | None, Query()] = "weekly"
 ) -> Response:
     """Dashboard cards and charts, from the analytics rollups (never a scan of tenant schemas)."""
-    return Response(service.stats_json(session, timeRange), media_type="application/json")
+    return Response(await service.stats_json(timeRange), media_type="application/json")
 
 
-@router.get(
+@reads.get(
     "/subscription-analytics",
     operation_id="admin_subscription_analytics",
     response_model=SubscriptionAnalyticsOut,
     responses=error_responses(401, 403),
 )
-def subscription_analytics(principal: AdminPrincipal, session: DbSession) -> SubscriptionAnalyticsOut:
+async def subscription_analytics(principal: AsyncAdminPrincipal) -> SubscriptionAnalyticsOut:
     """Revenue and subscription trends; zeros and empty values if they cannot be computed."""
-    return service.subscription_analytics(session)
+    return await service.subscription_analytics()
 
 
-@router.get(
+@reads.get(
     "/hospitals", operation_id="admin_list_hospitals", response_model=list[HospitalOut], responses=READ_ERRORS
 )
-def list_hospitals(
-    principal: AdminPrincipal, session: DbSession, response: Response, query: HospitalsQuery
+async def list_hospitals(
+    principal: AsyncAdminPrincipal, response: Response, query: HospitalsQuery
 ) -> list[HospitalOut]:
     """Hospitals with their verification, tenant status and doctor count; total in Content-Range."""
-    found = service.list_hospitals(
-        session,
+    found = await service.list_hospitals_async(
         query,
         listing.text_filter(query.filters),
         listing.bool_filter(query.filters, "isVerified"),

@@ -4,19 +4,21 @@ count; no per-row queries and no tenant schema is opened."""
 from __future__ import annotations
 
 import uuid
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any
 
+from psycopg import sql
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
+from cara.kit.db import fetch_sets
 from cara.kit.listing import ListQuery
 from cara.models import (
     Account,
     AuditEvent,
     Hospital,
     Payment,
-    PeriodRollup,
     Plan,
     Tenant,
     TenantRollup,
@@ -34,51 +36,6 @@ def _page(
 
 def _like(value: str) -> str:
     return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-# ------------------------------------------------------------------ statistics
-
-
-def dashboard_rollups(
-    session: Session, granularity: str, starts: list[date], month: date
-) -> tuple[dict[date, PeriodRollup], PeriodRollup | None]:
-    """The chart's periods and the latest month rolled up (on or before `month`), in one query."""
-    latest = (
-        select(func.max(PeriodRollup.period_start))
-        .where(PeriodRollup.granularity == "month", PeriodRollup.period_start <= month)
-        .scalar_subquery()
-    )
-    rows = session.scalars(
-        select(PeriodRollup).where(
-            or_(
-                and_(PeriodRollup.granularity == granularity, PeriodRollup.period_start.in_(starts)),
-                and_(PeriodRollup.granularity == "month", PeriodRollup.period_start == latest),
-            )
-        )
-    ).all()
-    chart = {r.period_start: r for r in rows if r.granularity == granularity}
-    months = [r for r in rows if r.granularity == "month"]
-    current = max(months, key=lambda r: r.period_start) if months else None
-    return chart, current
-
-
-def latest_month_rollup(session: Session, month: date) -> PeriodRollup | None:
-    return session.scalar(
-        select(PeriodRollup)
-        .where(PeriodRollup.granularity == "month", PeriodRollup.period_start <= month)
-        .order_by(PeriodRollup.period_start.desc())
-        .limit(1)
-    )
-
-
-def all_month_rollups(session: Session) -> list[PeriodRollup]:
-    return list(
-        session.scalars(
-            select(PeriodRollup)
-            .where(PeriodRollup.granularity == "month")
-            .order_by(PeriodRollup.period_start)
-        )
-    )
 
 
 # ------------------------------------------------------------------ hospitals
@@ -101,22 +58,6 @@ def _hospitals() -> Select[Any]:
         .join(Tenant, Tenant.id == Hospital.tenant_id)
         .outerjoin(TenantRollup, TenantRollup.tenant_id == Tenant.id)
     )
-
-
-def list_hospitals(
-    session: Session, query: ListQuery, *, q: str | None, verified: bool | None, status: str | None
-) -> tuple[list[Any], int]:
-    stmt = _hospitals()
-    if q:
-        pattern = _like(q)
-        stmt = stmt.where(
-            or_(Hospital.name.ilike(pattern), Hospital.email.ilike(pattern), Hospital.state.ilike(pattern))
-        )
-    if verified is not None:
-        stmt = stmt.where(Hospital.is_verified.is_(verified))
-    if status:
-        stmt = stmt.where(Tenant.status == status)
-    return _page(session, stmt, HOSPITAL_SORT[query.sort_field], query, Hospital.id)
 
 
 def tenants_with_names(session: Session) -> list[tuple[str, uuid.UUID | None, str | None]]:
@@ -226,3 +167,134 @@ def list_audit_events(session: Session, query: ListQuery, *, action: str | None)
     if action:
         stmt = stmt.where(and_(AuditEvent.action.ilike(_like(action))))
     return _page(session, stmt, AUDIT_SORT[query.sort_field], query, AuditEvent.id)
+
+
+# ------------------------------------------------------------------ reads on the event loop
+#
+# The console's hot reads (the dashboard's stats and analytics, the hospital list) in one round
+# trip each over the async pool (cara.kit.db.fetch_sets): platform tables only, no tenant role.
+# One simple-query string carries no parameters, so every value is a quoted literal.
+
+
+def _literal(value: Any) -> bytes:
+    return sql.Literal(value).as_bytes(None)
+
+
+async def mfa_enabled(account_id: uuid.UUID) -> bool:
+    """Whether the account has two-factor sign-in on (cara.auth.mfa.is_enabled's rule)."""
+    (rows,) = await fetch_sets(
+        b"SELECT mfa_enabled_at IS NOT NULL AND mfa_secret IS NOT NULL FROM platform.accounts WHERE id = "
+        + _literal(account_id)
+    )
+    return bool(rows and rows[0][0])
+
+
+@dataclass(frozen=True, slots=True)
+class Rollup:
+    """A row of platform.period_rollups (the attributes of PeriodRollup the console reads)."""
+
+    granularity: str
+    period_start: date
+    revenue_cents: int
+    recognised_cents: int
+    mrr_cents: int
+    hospitals_total: int
+    doctors_total: int
+    subscriptions_total: int
+    subscriptions_active: int
+    subscriptions_expired: int
+    by_plan: dict[str, int]
+    by_type: dict[str, int]
+    revenue_by_plan: dict[str, int]
+    computed_at: datetime
+
+
+_ROLLUP_COLUMNS = (
+    b"SELECT granularity, period_start, revenue_cents, recognised_cents, mrr_cents, hospitals_total,"
+    b" doctors_total, subscriptions_total, subscriptions_active, subscriptions_expired, by_plan, by_type,"
+    b" revenue_by_plan, computed_at FROM platform.period_rollups"
+)
+
+
+async def dashboard_rollups_async(
+    granularity: str, starts: list[date], month: date
+) -> tuple[dict[date, Rollup], Rollup | None]:
+    """`dashboard_rollups` on the event loop: the chart's periods and the latest month rolled
+    up (on or before `month`), in one statement."""
+    listed = b", ".join(_literal(s) for s in starts) or b"NULL"
+    (rows,) = await fetch_sets(
+        _ROLLUP_COLUMNS
+        + b" WHERE (granularity = "
+        + _literal(granularity)
+        + b" AND period_start IN ("
+        + listed
+        + b")) OR (granularity = 'month' AND period_start = (SELECT max(period_start)"
+        b" FROM platform.period_rollups WHERE granularity = 'month' AND period_start <= "
+        + _literal(month)
+        + b"))"
+    )
+    found = [Rollup(*row) for row in rows]
+    chart = {r.period_start: r for r in found if r.granularity == granularity}
+    months = [r for r in found if r.granularity == "month"]
+    return chart, (max(months, key=lambda r: r.period_start) if months else None)
+
+
+async def month_rollups_async(month: date) -> tuple[list[Rollup], Rollup | None]:
+    """Every month rolled up, oldest first, and the latest on or before `month` (one round trip)."""
+    rows, latest = await fetch_sets(
+        _ROLLUP_COLUMNS
+        + b" WHERE granularity = 'month' ORDER BY period_start; "
+        + _ROLLUP_COLUMNS
+        + b" WHERE granularity = 'month' AND period_start <= "
+        + _literal(month)
+        + b" ORDER BY period_start DESC LIMIT 1"
+    )
+    return [Rollup(*row) for row in rows], (Rollup(*latest[0]) if latest else None)
+
+
+# The hospital list's sort keys as SQL (HOSPITAL_SORT's, over the same joins).
+_HOSPITAL_SORT_SQL = {
+    "name": b"h.name",
+    "email": b"h.email",
+    "city": b"h.state",
+    "country": b"h.country",
+    "isVerified": b"h.is_verified",
+    "status": b"t.status",
+    "doctorsCount": b"coalesce(r.doctors_total, 0)",
+    "createdAt": b"h.created_at",
+}
+_HOSPITALS_FROM = (
+    b" FROM platform.hospitals h JOIN platform.tenants t ON t.id = h.tenant_id"
+    b" LEFT JOIN platform.tenant_rollups r ON r.tenant_id = t.id WHERE true"
+)
+
+
+async def list_hospitals_async(
+    query: ListQuery, *, q: str | None, verified: bool | None, status: str | None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """`list_hospitals` on the event loop: the page's rows (id, name, email, state, country,
+    is_verified, status, doctors, created_at) and the total, in one round trip."""
+    where = [_HOSPITALS_FROM]
+    if q:
+        pattern = _literal(_like(q))
+        where.append(b" AND (h.name ILIKE %s OR h.email ILIKE %s OR h.state ILIKE %s)" % ((pattern,) * 3))
+    if verified is not None:
+        where += [b" AND h.is_verified = ", _literal(verified)]
+    if status:
+        where += [b" AND t.status = ", _literal(status)]
+    condition = b"".join(where)
+    order = _HOSPITAL_SORT_SQL[query.sort_field] + (b" DESC" if query.descending else b" ASC")
+    rows, total = await fetch_sets(
+        b"SELECT h.id, h.name, h.email, h.state, h.country, h.is_verified, t.status,"
+        b" coalesce(r.doctors_total, 0), h.created_at"
+        + condition
+        + b" ORDER BY "
+        + order
+        + b", h.id OFFSET "
+        + _literal(query.start)
+        + b" LIMIT "
+        + _literal(query.limit)
+        + b"; SELECT count(*)"
+        + condition
+    )
+    return rows, int(total[0][0])

@@ -34,9 +34,9 @@ from cara.analytics.periods import Granularity, label, last_starts, period_start
 from cara.audit import service as audit
 from cara.auth import passwords
 from cara.auth.principal import Principal
-from cara.auth.service import email_taken
+from cara.auth.service import ADMIN_MFA_FIRST, email_taken
 from cara.config import get_settings
-from cara.kit.errors import Conflict, NotFound, ValidationFailed
+from cara.kit.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from cara.kit.listing import ListQuery
 from cara.kit.validation import email_error, normalise_email
 from cara.live import service as live
@@ -73,7 +73,7 @@ STATS_CACHE_SECONDS = 5.0
 _stats_cache: dict[tuple[str, date], tuple[float, bytes]] = {}
 
 
-def stats_json(session: Session, time_range: str | None) -> bytes:
+async def stats_json(time_range: str | None) -> bytes:
     """`stats` as the JSON body the endpoint answers, from this process's short-lived cache."""
     key = (time_range or "weekly").lower()
     day = datetime.now(UTC).date()
@@ -81,7 +81,7 @@ def stats_json(session: Session, time_range: str | None) -> bytes:
     hit = _stats_cache.get((key, day))
     if hit is not None and now - hit[0] < STATS_CACHE_SECONDS:
         return hit[1]
-    body = stats(session, key).model_dump_json().encode()  # an unknown range raises: never cached
+    body = (await stats(key)).model_dump_json().encode()  # an unknown range raises: never cached
     if len(_stats_cache) > 2 * len(_RANGES):
         _stats_cache.clear()  # yesterday's answers
     _stats_cache[(key, day)] = (now, body)
@@ -93,8 +93,8 @@ def forget_cached_stats() -> None:
     _stats_cache.clear()
 
 
-def stats(session: Session, time_range: str | None, today: datetime | None = None) -> StatsOut:
-    """Dashboard figures, read from the rollups only."""
+async def stats(time_range: str | None, today: datetime | None = None) -> StatsOut:
+    """Dashboard figures, read from the rollups only (one read on the event loop)."""
     key = (time_range or "weekly").lower()
     if key not in _RANGES:
         raise ValidationFailed(
@@ -103,7 +103,7 @@ def stats(session: Session, time_range: str | None, today: datetime | None = Non
     granularity, count = _RANGES[key]
     day = (today or datetime.now(UTC)).date()
     starts = last_starts(granularity, day, count)
-    rows, month = repository.dashboard_rollups(session, granularity, starts, period_start("month", day))
+    rows, month = await repository.dashboard_rollups_async(granularity, starts, period_start("month", day))
     if month is None:
         return StatsOut(
             totalHospitals=0,
@@ -143,21 +143,20 @@ def _revenue_data(granularity: Granularity, starts: list[date], rows: dict[date,
     )
 
 
-def subscription_analytics(session: Session, today: datetime | None = None) -> SubscriptionAnalyticsOut:
+async def subscription_analytics(today: datetime | None = None) -> SubscriptionAnalyticsOut:
     """All-time revenue, active subscriptions, a 12-month trend and revenue per plan.
 
     As the spec asks, a failure yields zeros and empty values rather than an error.
     """
     try:
         day = (today or datetime.now(UTC)).date()
-        months = repository.all_month_rollups(session)
+        months, latest = await repository.month_rollups_async(period_start("month", day))
         by_start = {m.period_start: m for m in months}
         starts = last_starts("month", day, 12)
         revenue_by_plan: dict[str, int] = {}
         for m in months:
             for plan, cents in m.revenue_by_plan.items():
                 revenue_by_plan[plan] = revenue_by_plan.get(plan, 0) + int(cents)
-        latest = repository.latest_month_rollup(session, period_start("month", day))
         active = latest.subscriptions_active if latest else 0
         return SubscriptionAnalyticsOut(
             totalRevenue=_dollars(sum(m.revenue_cents for m in months)),
@@ -172,8 +171,16 @@ def subscription_analytics(session: Session, today: datetime | None = None) -> S
         )
     except Exception:
         log.exception("subscription analytics failed; answering with zeros")
-        session.rollback()
         return SubscriptionAnalyticsOut()
+
+
+async def require_admin_mfa(principal: Principal) -> None:
+    """cara.auth.service.require_admin_mfa for the async reads: while two-factor sign-in is
+    required of admins, an admin without it may not use the console (403). One read, and none
+    when the rule is off."""
+    required = principal.role == "admin" and get_settings().admin_mfa_required
+    if required and not await repository.mfa_enabled(principal.id):
+        raise Forbidden(ADMIN_MFA_FIRST)
 
 
 # ------------------------------------------------------------------ lists
@@ -235,13 +242,27 @@ def audit_out(row: Any) -> AuditEventOut:
     )
 
 
-def list_hospitals(
-    session: Session, query: ListQuery, q: str | None, verified: bool | None, status: str | None
+async def list_hospitals_async(
+    query: ListQuery, q: str | None, verified: bool | None, status: str | None
 ) -> tuple[list[HospitalOut], int]:
+    """`list_hospitals` in one read on the event loop."""
     if status is not None and status not in ("active", "suspended"):
         raise ValidationFailed({"filter": "status must be active or suspended"}, message="Invalid filter.")
-    rows, total = repository.list_hospitals(session, query, q=q, verified=verified, status=status)
-    return [hospital_out(r) for r in rows], total
+    rows, total = await repository.list_hospitals_async(query, q=q, verified=verified, status=status)
+    return [
+        HospitalOut(
+            id=str(ident),
+            name=name,
+            email=email,
+            city=state,
+            country=country,
+            isVerified=verified_,
+            status=tenant_status,
+            doctorsCount=int(doctors),
+            createdAt=created_at,
+        )
+        for ident, name, email, state, country, verified_, tenant_status, doctors, created_at in rows
+    ], total
 
 
 def list_doctors(
