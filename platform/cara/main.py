@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
+from starlette._utils import get_route_path
+from starlette.routing import Match
+from starlette.types import Scope
 
 from cara.admin_console.endpoints import reads as admin_console_reads
 from cara.admin_console.endpoints import router as admin_console_router
@@ -22,6 +25,7 @@ from cara.health.endpoints import router as health_router
 from cara.kit import handlers, openapi
 from cara.kit.api_docs import mount_api_docs
 from cara.kit.db import close_async_pool
+from cara.kit.heap import freeze_startup_heap
 from cara.kit.logging import configure_logging
 from cara.kit.middleware import RequestFrame
 from cara.kit.static import mount_spa
@@ -39,6 +43,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    freeze_startup_heap()  # full collections stop walking start-up's objects (cara.kit.heap)
     try:
         yield
     finally:
@@ -117,6 +122,7 @@ def create_app() -> FastAPI:
     setup_tracing(instrument_app=app)
     setup_metrics(service_name=settings.otel_service_name, gauges=live_gauges)
     _flat_route_versions(app)
+    _skip_routers_by_prefix(app)
     return app
 
 
@@ -137,6 +143,37 @@ def _flat_route_versions(app: FastAPI) -> None:
             return int(router._routes_version)
 
         router._get_routes_version = version  # type: ignore[method-assign]
+
+
+def _skip_routers_by_prefix(app: FastAPI) -> None:
+    """Each domain's router is asked, in order, whether one of its routes matches a request, and
+    FastAPI asks each route in turn: `GET /api/live/status` ran ~40 route matches (twice over the
+    router that has it), a third of the server's CPU for a request whose principal is found
+    without I/O (py-spy, ops/bench/request_overhead.py). A route can only match a path that
+    starts with its template's literal part (`/api/doctors/` of `/api/doctors/{id}`), so a
+    router none of whose routes' literal parts starts the path is passed over at once, with the
+    answer its own walk would have given. Routers that nest others keep FastAPI's walk, and
+    routes added to a router later (the literal parts are read now) are out of its reach: this
+    runs last in create_app."""
+    for route in app.router.routes:
+        if getattr(route, "original_router", None) is None or not hasattr(route, "effective_candidates"):
+            continue
+        candidates = route.effective_candidates()
+        templates = [t for c in candidates if isinstance(t := getattr(c, "path_format", None), str)]
+        if not templates or len(templates) != len(candidates):
+            continue  # a nested router, or something without a template: keep the walk
+        literal = tuple(sorted({t.partition("{")[0] for t in templates}))
+
+        def matches(
+            scope: Scope,
+            walk: Callable[[Scope], tuple[Match, Scope]] = route.matches,
+            literal: tuple[str, ...] = literal,
+        ) -> tuple[Match, Scope]:
+            if scope["type"] != "lifespan" and not get_route_path(scope).startswith(literal):
+                return Match.NONE, {}
+            return walk(scope)
+
+        route.matches = matches  # type: ignore[method-assign]
 
 
 app = create_app()

@@ -236,11 +236,12 @@ class Authenticator:
 
 class AsyncAuthenticator(Authenticator):
     """`Authenticator` for async handlers that never use the request's sync session
-    (`authenticate_async`)."""
+    (`authenticate_async`). It calls the check itself rather than declaring it as a dependency
+    of its own: FastAPI solves each level of dependencies with a walk of its own, a tenth of
+    the CPU of a request whose principal is found without I/O."""
 
-    async def __call__(  # type: ignore[override]
-        self, principal: Annotated[Principal, Depends(authenticate_async)]
-    ) -> Principal:
+    async def __call__(self, request: Request) -> Principal:  # type: ignore[override]
+        principal = await authenticate_async(request)
         if self.roles and principal.role not in self.roles:
             raise Forbidden(NO_PERMISSION)
         return principal

@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.pq import ExecStatus
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
@@ -228,7 +229,9 @@ async def user_row(account_id: uuid.UUID, schema: str | None, role: str | None) 
         try:
             async with async_connection() as conn:
                 cursor = await conn.execute(query)
-                while cursor.description is None:  # BEGIN, SET: on to the SELECT's result
+                # BEGIN, SET: on to the SELECT's result. By its status, not `description`,
+                # which builds a column object for each of the 25 columns every time it is read.
+                while (result := cursor.pgresult) is None or result.status != ExecStatus.TUPLES_OK:
                     if not cursor.nextset():
                         return None
                 row = await cursor.fetchone()
