@@ -112,9 +112,9 @@ async def stats(
     response_model=SubscriptionAnalyticsOut,
     responses=error_responses(401, 403),
 )
-async def subscription_analytics(principal: AsyncAdminPrincipal) -> SubscriptionAnalyticsOut:
+async def subscription_analytics(principal: AsyncAdminPrincipal) -> Response:
     """Revenue and subscription trends; zeros and empty values if they cannot be computed."""
-    return await service.subscription_analytics()
+    return Response(await service.subscription_analytics_json(), media_type="application/json")
 
 
 @reads.get(

@@ -89,8 +89,10 @@ async def stats_json(time_range: str | None) -> bytes:
 
 
 def forget_cached_stats() -> None:
-    """Drop this process's cached stats answers (tests, or after a refresh run in-process)."""
+    """Drop this process's cached stats and analytics answers (tests, or after a refresh run
+    in-process)."""
     _stats_cache.clear()
+    _analytics_cache.clear()
 
 
 async def stats(time_range: str | None, today: datetime | None = None) -> StatsOut:
@@ -143,35 +145,47 @@ def _revenue_data(granularity: Granularity, starts: list[date], rows: dict[date,
     )
 
 
-async def subscription_analytics(today: datetime | None = None) -> SubscriptionAnalyticsOut:
-    """All-time revenue, active subscriptions, a 12-month trend and revenue per plan.
+_analytics_cache: dict[date, tuple[float, bytes]] = {}
 
-    As the spec asks, a failure yields zeros and empty values rather than an error.
-    """
+
+async def subscription_analytics_json() -> bytes:
+    """`subscription_analytics` as the JSON body the endpoint answers, kept `STATS_CACHE_SECONDS`
+    per process as the stats are (rollups too); the zeros of a failure are never kept."""
+    day = datetime.now(UTC).date()
+    now = time.monotonic()
+    hit = _analytics_cache.get(day)
+    if hit is not None and now - hit[0] < STATS_CACHE_SECONDS:
+        return hit[1]
     try:
-        day = (today or datetime.now(UTC)).date()
-        months, latest = await repository.month_rollups_async(period_start("month", day))
-        by_start = {m.period_start: m for m in months}
-        starts = last_starts("month", day, 12)
-        revenue_by_plan: dict[str, int] = {}
-        for m in months:
-            for plan, cents in m.revenue_by_plan.items():
-                revenue_by_plan[plan] = revenue_by_plan.get(plan, 0) + int(cents)
-        active = latest.subscriptions_active if latest else 0
-        return SubscriptionAnalyticsOut(
-            totalRevenue=_dollars(sum(m.revenue_cents for m in months)),
-            activeSubscriptions=active,
-            subscriptionTrends=Series(
-                labels=[label("month", s) for s in starts],
-                data=[float(by_start[s].subscriptions_active) if s in by_start else 0.0 for s in starts],
-            ),
-            revenueByPlan=Series(
-                labels=list(revenue_by_plan), data=[_dollars(c) for c in revenue_by_plan.values()]
-            ),
-        )
+        body = (await _subscription_analytics(day)).model_dump_json().encode()
     except Exception:
         log.exception("subscription analytics failed; answering with zeros")
-        return SubscriptionAnalyticsOut()
+        return SubscriptionAnalyticsOut().model_dump_json().encode()
+    _analytics_cache.clear()  # yesterday's answer
+    _analytics_cache[day] = (now, body)
+    return body
+
+
+async def _subscription_analytics(day: date) -> SubscriptionAnalyticsOut:
+    months, latest = await repository.month_rollups_async(period_start("month", day))
+    by_start = {m.period_start: m for m in months}
+    starts = last_starts("month", day, 12)
+    revenue_by_plan: dict[str, int] = {}
+    for m in months:
+        for plan, cents in m.revenue_by_plan.items():
+            revenue_by_plan[plan] = revenue_by_plan.get(plan, 0) + int(cents)
+    active = latest.subscriptions_active if latest else 0
+    return SubscriptionAnalyticsOut(
+        totalRevenue=_dollars(sum(m.revenue_cents for m in months)),
+        activeSubscriptions=active,
+        subscriptionTrends=Series(
+            labels=[label("month", s) for s in starts],
+            data=[float(by_start[s].subscriptions_active) if s in by_start else 0.0 for s in starts],
+        ),
+        revenueByPlan=Series(
+            labels=list(revenue_by_plan), data=[_dollars(c) for c in revenue_by_plan.values()]
+        ),
+    )
 
 
 async def require_admin_mfa(principal: Principal) -> None:

@@ -232,6 +232,19 @@ class TestStats:
         assert body["revenueByPlan"] == {"labels": ["hospital-silver"], "data": [249.0]}
         assert len(body["subscriptionTrends"]["data"]) == 12
 
+    def test_subscription_analytics_answer_is_kept_a_few_seconds(
+        self, client: Any, admin_token: str, platform: dict[str, Any], monkeypatch: Any
+    ) -> None:
+        statements = record_reads(monkeypatch)
+        first = client.get("/api/admin/subscription-analytics", headers=auth(admin_token))
+        again = client.get("/api/admin/subscription-analytics", headers=auth(admin_token))
+        assert first.content == again.content and first.json()["totalRevenue"] == 249.0
+        assert first.headers["content-type"] == "application/json"
+        assert len([q for q in statements if "period_rollups" in q]) == 1
+        monkeypatch.setattr(service, "STATS_CACHE_SECONDS", 0.0)  # as if the seconds had passed
+        client.get("/api/admin/subscription-analytics", headers=auth(admin_token))
+        assert len([q for q in statements if "period_rollups" in q]) == 2
+
     def test_subscription_analytics_failure_gives_zeros(
         self, client: Any, admin_token: str, monkeypatch: Any
     ) -> None:
@@ -249,6 +262,9 @@ class TestStats:
             "subscriptionTrends": {"labels": [], "data": []},
             "revenueByPlan": {"labels": [], "data": []},
         }
+        # the zeros are not kept: the next answer is computed again
+        monkeypatch.undo()
+        assert client.get("/api/admin/subscription-analytics", headers=auth(admin_token)).json() != r.json()
 
 
 class TestLists:
