@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 from _common import (
     HOSPITAL_PASSWORD,
     ApiServer,
@@ -59,6 +60,7 @@ from _common import (
     machine_busy_seconds,
     percentile,
     prepare_database,
+    process_cpu_seconds,
     ready_to_register_doctors,
     run_bench,
 )
@@ -142,20 +144,56 @@ def bench_provisioning(n: int, api: ApiServer, summary: Summary) -> None:
 # ---------------------------------------------------------------- 2) migrating tenant schemas
 
 
-def provision_schemas_fast(count: int, *, batch: int = 50, threads: int = 2) -> list[str]:
+def provision_schemas_fast(
+    count: int,
+    *,
+    batch: int = 5,
+    threads: int = 6,
+    fk_batch: int = 25,
+    log_every: float = 30.0,
+    platform_keys: bool = True,
+) -> list[str]:
     """`count` hospital tenant rows + schemas, as `tenants.provisioning.create_tenant_schema` makes
-    them, many per transaction.
+    them, many per transaction and on several connections.
 
     The first schema is created by `create_tenant_schema` itself while its statements are recorded
     (tables, indexes, audit guard, Alembic stamp, tenant role and grants); every other one replays
     that script with its own schema and role names, `batch` schemas per round trip and
-    transaction. That leaves PostgreSQL's own DDL work: tens of schemas a second instead of a few,
-    which is what seeding 10,000 hospitals needs. A sample of the copies is compared with the
-    original (tables, indexes, triggers, grants, Alembic version).
-    """
-    from sqlalchemy import event, text
+    transaction, on `threads` connections at once: the DDL mostly waits on the disk (PostgreSQL
+    15 syncs every new btree and GIN index file to disk as its build ends, ~25 a schema), so
+    several connections overlap those waits; 5 schemas a transaction keep each one's locks
+    (~60 a schema) well inside the server's shared lock table. A batch whose connection fails
+    (e.g. the shared server's `max_connections` reached by other work) is retried, with new
+    names, after a pause. Two of the recorded statements grow with the
+    number of hospitals and are replayed in a form with the same outcome:
 
-    from cara.kit.db import platform_session
+    - `GRANT ... ON ALL TABLES / SEQUENCES IN SCHEMA s` reads the whole of `pg_class` (there is no
+      index on a relation's schema alone): 570,000 rows at 10,000 hospitals, twice per schema.
+      The copies grant on the original's tables and sequences by name instead.
+    - A foreign key into `platform` (a tenant table's `account_id` -> `platform.accounts`) adds two
+      triggers to the referenced table; creating one rebuilds that table's relation-cache entry,
+      which reads every trigger it has (8 more per hospital: 80,000 at 10,000), and its lock
+      (SHARE ROW EXCLUSIVE on `platform.accounts`) lets one such transaction run at a time. The
+      copies are created without those constraints and one more connection adds them
+      (`ALTER TABLE ... ADD CONSTRAINT`, the original's definition), `fk_batch` schemas per
+      transaction, while the other connections go on. That connection is the floor of the whole
+      seeding: its cost per hospital grows with the number of hospitals (printed as it goes):
+      ~4 ms a schema at 300, ~250 ms at 2,000 on this machine, so ~100 minutes for 10,000.
+      `platform_keys=False` leaves them out of the copies (the first schema keeps its own): a
+      catalog without 8 triggers per hospital on `platform.accounts` (printed; the check then
+      ignores exactly those constraints and their triggers).
+
+    A sample of the copies is compared with the original, catalog entry by catalog entry
+    (`check_copies`).
+    """
+    import queue
+    import re
+    import threading
+
+    from sqlalchemy import event, text
+    from sqlalchemy.exc import OperationalError
+
+    from cara.kit.db import get_engine, platform_session
     from cara.models import Tenant
     from tenants import naming
     from tenants.provisioning import create_tenant_schema
@@ -175,7 +213,7 @@ def provision_schemas_fast(count: int, *, batch: int = 50, threads: int = 2) -> 
         assert raw is not None
         import psycopg
 
-        literal = psycopg.ClientCursor(raw)  # type: ignore[arg-type]
+        literal = psycopg.ClientCursor(raw)  # type: ignore[arg-type,call-overload]
 
         def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
             if statement.lstrip().upper().startswith("SELECT"):
@@ -192,67 +230,231 @@ def provision_schemas_fast(count: int, *, batch: int = 50, threads: int = 2) -> 
     finally:
         session.close()
     role = role_for(database, first)
+    with get_engine().connect() as conn:
+        relations = conn.execute(
+            text(
+                "SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = :s ORDER BY c.relname"
+            ),
+            {"s": first},
+        ).all()
+        outside = conn.execute(
+            text(
+                "SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) FROM pg_constraint k"
+                " JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class f ON f.oid = k.confrelid"
+                " WHERE k.contype = 'f' AND k.connamespace = :s ::regnamespace"
+                " AND f.relnamespace <> k.connamespace ORDER BY k.conname"
+            ),
+            {"s": first},
+        ).all()
     template = ";\n".join(recorded) + ";\n"
 
-    def one_batch(size: int) -> list[str]:
-        names = [naming.new_hospital_schema() for _ in range(size)]
-        script = "".join(
-            template.replace(role, role_for(database, name)).replace(first, name) for name in names
+    def once(pattern: str, replacement: str, script: str) -> str:
+        changed, n = re.subn(pattern, lambda _m: replacement, script)
+        if n != 1:
+            raise RuntimeError(f"the recorded schema script has {n} matches of {pattern!r}, expected 1")
+        return changed
+
+    quoted = re.escape(f'"{first}"')
+    tables = [f'"{first}"."{name}"' for name, kind in relations if kind in ("r", "p", "v", "m", "f")]
+    sequences = [f'"{first}"."{name}"' for name, kind in relations if kind == "S"]
+    template = once(f"ON ALL TABLES IN SCHEMA {quoted}", "ON TABLE " + ", ".join(tables), template)
+    if sequences:
+        granted = "ON SEQUENCE " + ", ".join(sequences)
+        template = once(f"ON ALL SEQUENCES IN SCHEMA {quoted}", granted, template)
+    for _table, name, _definition in outside:
+        clause = (
+            rf",\s*CONSTRAINT {re.escape(name)} FOREIGN KEY\s*\([^)]*\)"
+            r"\s*REFERENCES\s+[^\s(]+\s*\([^)]*\)[^,\n]*"
         )
-        session = platform_session()
-        try:
-            session.add_all([Tenant(schema_name=n, kind="hospital", status="active") for n in names])
-            session.flush()
-            session.connection().exec_driver_sql(script)
-            session.commit()
-        finally:
-            session.close()
+        template = once(clause, "", template)
+    foreign = "".join(
+        f'ALTER TABLE "{first}"."{table}" ADD CONSTRAINT "{name}" {definition};\n'
+        for table, name, definition in outside
+    )
+
+    def named(script: str, name: str) -> str:
+        return script.replace(role, role_for(database, name)).replace(first, name)
+
+    made: queue.Queue[list[str] | None] = queue.Queue()
+    failures: list[BaseException] = []
+    started = time.perf_counter()
+    progress = {"schemas": 1, "keys": 1, "key_seconds": 0.0, "at": started}
+
+    def report(force: bool = False) -> None:
+        now = time.perf_counter()
+        if force or now - progress["at"] >= log_every:
+            progress["at"] = now
+            print(
+                f"    seeding: {progress['schemas']:.0f} of {count} schemas made,"
+                f" {progress['keys']:.0f} with their keys into platform"
+                f" ({now - started:.0f} s)",
+                flush=True,
+            )
+
+    def one_batch(size: int) -> list[str]:
+        for attempt in range(1, 6):
+            names = [naming.new_hospital_schema() for _ in range(size)]
+            script = "".join(named(template, name) for name in names)
+            session = platform_session()
+            try:
+                session.add_all([Tenant(schema_name=n, kind="hospital", status="active") for n in names])
+                session.flush()
+                session.connection().exec_driver_sql(script)
+                session.commit()
+                break
+            except OperationalError as exc:
+                if attempt == 5:
+                    raise
+                print(
+                    f"    a batch failed ({str(exc.orig).strip()[:80]}), again in {2 * attempt} s", flush=True
+                )
+                time.sleep(2 * attempt)
+            finally:
+                session.close()
+        made.put(names)
+        progress["schemas"] += size
+        report()
         return names
 
+    def add_keys() -> None:
+        """The foreign keys into `platform`, one transaction at a time (their lock allows no more)."""
+        pending: list[str] = []
+        done = False
+        while not done or pending:
+            if not done:
+                names = made.get()
+                if names is None:
+                    done = True
+                else:
+                    pending += names
+            if pending and (done or len(pending) >= fk_batch):
+                chunk, pending[:] = pending[:fk_batch], pending[fk_batch:]
+                took = time.perf_counter()
+                for attempt in range(1, 6):
+                    try:
+                        with get_engine().begin() as conn:
+                            conn.exec_driver_sql("".join(named(foreign, name) for name in chunk))
+                        break
+                    except OperationalError:
+                        if attempt < 5:
+                            time.sleep(2 * attempt)
+                            continue
+                        failures.append(sys.exc_info()[1] or RuntimeError("adding keys failed"))
+                        return
+                    except BaseException as exc:
+                        failures.append(exc)
+                        return
+                progress["keys"] += len(chunk)
+                progress["key_seconds"] += time.perf_counter() - took
+
     sizes = [min(batch, count - 1 - start) for start in range(0, count - 1, batch)]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        copies = [name for names in pool.map(one_batch, sizes) for name in names]
-    check_copies(first, random.Random(0).sample(copies, min(5, len(copies))), database)
+    if not platform_keys:
+        print(
+            f"    the copies are made WITHOUT their {len(outside)} foreign keys into platform"
+            f" ({', '.join(name for _t, name, _d in outside)})",
+            flush=True,
+        )
+        foreign = ""
+    keys = threading.Thread(target=add_keys, name="seed-foreign-keys") if foreign else None
+    if keys:
+        keys.start()
+    try:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            copies = [name for names in pool.map(one_batch, sizes) for name in names]
+    finally:
+        made.put(None)
+        if keys:
+            keys.join()
+    if failures:
+        raise RuntimeError(f"adding the foreign keys into platform failed: {failures[0]}") from failures[0]
+    report(force=True)
+    if foreign:
+        print(
+            f"    of which adding the {len(outside)} foreign keys into platform per schema:"
+            f" {progress['key_seconds']:.0f} s on one connection",
+            flush=True,
+        )
+    sample = [*random.Random(0).sample(copies, min(5, len(copies))), *copies[-1:]]
+    check_copies(first, sample, database, ignore=() if platform_keys else [name for _t, name, _d in outside])
     return [first, *copies]
 
 
-def check_copies(original: str, copies: Sequence[str], database: str) -> None:
-    """The replayed schemas have what the original has (tables, indexes, triggers, grants, version)."""
+def schema_fingerprint(conn: Any, schema: str, role: str) -> list[str]:
+    """What `create_tenant_schema` and `tenants.roles` leave in the catalog for `schema`, with the
+    schema's and role's names replaced by placeholders: columns (type, nullability, default),
+    constraints (definitions, foreign keys included), indexes, triggers (the audit guard and the
+    foreign keys' own, here and on the referenced platform tables), functions, every grant on the
+    schema and its relations, default privileges, the role's attributes and memberships, toast
+    tables, the Alembic version."""
     from sqlalchemy import text
 
+    rows = conn.execute(
+        text(
+            """
+            WITH n AS (SELECT oid FROM pg_namespace WHERE nspname = :s),
+                 rel AS (SELECT c.* FROM pg_class c, n WHERE c.relnamespace = n.oid)
+            SELECT 'schema acl ' || coalesce((SELECT nspacl::text FROM pg_namespace WHERE nspname = :s), '')
+            UNION ALL SELECT format('relation %s kind %s toast %s acl %s', relname, relkind,
+                              reltoastrelid <> 0, relacl) FROM rel
+            UNION ALL SELECT format('column %s.%s %s notnull %s default %s', c.relname, a.attname,
+                              format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                              pg_get_expr(d.adbin, d.adrelid))
+                FROM rel c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+            UNION ALL SELECT format('constraint %s %s %s', c.relname, k.conname, pg_get_constraintdef(k.oid))
+                FROM pg_constraint k JOIN rel c ON c.oid = k.conrelid
+            UNION ALL SELECT 'index ' || pg_get_indexdef(i.indexrelid)
+                FROM pg_index i JOIN rel c ON c.oid = i.indrelid
+            UNION ALL SELECT format('trigger on %s: %s', t.tgrelid::regclass,
+                              CASE WHEN t.tgisinternal
+                                   THEN format('%s %s %s', k.conname, t.tgfoid::regproc, t.tgtype)
+                                   ELSE pg_get_triggerdef(t.oid) END)
+                FROM pg_trigger t LEFT JOIN pg_constraint k ON k.oid = t.tgconstraint
+                WHERE t.tgrelid IN (SELECT oid FROM rel) OR t.tgconstrrelid IN (SELECT oid FROM rel)
+            UNION ALL SELECT 'function ' || pg_get_functiondef(p.oid)
+                FROM pg_proc p, n WHERE p.pronamespace = n.oid
+            UNION ALL SELECT format('default acl %s %s', d.defaclobjtype, d.defaclacl)
+                FROM pg_default_acl d, n WHERE d.defaclnamespace = n.oid
+            UNION ALL SELECT format('role login %s inherit %s member of current user %s', r.rolcanlogin,
+                              r.rolinherit, pg_has_role(current_user, r.oid, 'MEMBER'))
+                FROM pg_roles r WHERE r.rolname = :r
+            UNION ALL SELECT 'role member of ' || b.rolname FROM pg_auth_members m
+                JOIN pg_roles r ON r.oid = m.member JOIN pg_roles b ON b.oid = m.roleid WHERE r.rolname = :r
+            """
+        ),
+        {"s": schema, "r": role},
+    ).scalars()
+    version = conn.execute(text(f'SELECT array_agg(version_num) FROM "{schema}".alembic_version')).scalar()
+    found = [*rows, f"alembic version {version}"]
+    return sorted(line.replace(role, "<role>").replace(schema, "<schema>") for line in found)
+
+
+def check_copies(original: str, copies: Sequence[str], database: str, ignore: Sequence[str] = ()) -> None:
+    """The replayed schemas have what the original has (`schema_fingerprint`: every table, column,
+    constraint, index, trigger, function, grant, default privilege, role membership, version),
+    but for the entries naming a constraint of `ignore` (left out on purpose)."""
     from cara.kit.db import get_engine
     from tenants.roles import role_for
 
-    def shape(conn: Any, schema: str) -> tuple[Any, ...]:
-        role = role_for(database, schema)
-        args = {"s": schema, "r": role}
-        tables = conn.execute(
-            text("SELECT array_agg(tablename ORDER BY tablename) FROM pg_tables WHERE schemaname = :s"), args
-        ).scalar()
-        indexes = conn.execute(text("SELECT count(*) FROM pg_indexes WHERE schemaname = :s"), args).scalar()
-        triggers = conn.execute(
-            text(
-                "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
-                " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = :s AND NOT t.tgisinternal"
-            ),
-            args,
-        ).scalar()
-        grants = conn.execute(
-            text(
-                "SELECT count(*) FROM information_schema.role_table_grants"
-                " WHERE table_schema = :s AND grantee = :r"
-            ),
-            args,
-        ).scalar()
-        version = conn.execute(text(f'SELECT version_num FROM "{schema}".alembic_version')).scalar()
-        return tables, indexes, triggers, grants, version
+    def kept(lines: list[str]) -> list[str]:
+        return [line for line in lines if not any(f" {name} " in f" {line} " for name in ignore)]
 
     with get_engine().connect() as conn:
-        expected = shape(conn, original)
+        expected = kept(schema_fingerprint(conn, original, role_for(database, original)))
         for schema in copies:
-            got = shape(conn, schema)
+            got = kept(schema_fingerprint(conn, schema, role_for(database, schema)))
             if got != expected:
-                raise RuntimeError(f"replayed schema {schema} differs from {original}: {got} != {expected}")
+                missing = sorted(set(expected) - set(got))[:5]
+                extra = sorted(set(got) - set(expected))[:5]
+                raise RuntimeError(
+                    f"replayed schema {schema} differs from {original}: missing {missing}, unexpected {extra}"
+                )
+    print(
+        f"    checked {len(copies)} copies against the original:"
+        f" {len(expected)} catalog entries each, all equal",
+        flush=True,
+    )
 
 
 def write_noop_tree(tmp: Path) -> tuple[Path, str, str]:
@@ -594,6 +796,162 @@ def doctors_of_existing_tenants(
     return doctors, single
 
 
+# ---------------------------------------------------------------- 4) catalog caches: cold and warm backends
+
+
+@dataclass
+class CachePass:
+    label: str
+    latencies: list[float]
+    cpu: float  # PostgreSQL backend CPU seconds over the pass
+
+    def line(self) -> str:
+        lat = LatencyStats.of(self.latencies)
+        n = max(len(self.latencies), 1)
+        return (
+            f"{self.label:<44} {len(self.latencies):>6} tx"
+            f"  p50 {lat.p50_ms:6.2f} ms  p99 {lat.p99_ms:7.2f} ms"
+            f"  PostgreSQL CPU {self.cpu / n * 1000:.3f} ms/tx"
+        )
+
+
+def bench_catalog_caches(summary: Summary, *, connections: int = 4, transactions: int = 4000) -> None:
+    """What a pooled backend pays for a tenant it has not met, and what it costs once warm.
+
+    The transaction is the product's own `GET /api/auth/user` read (`cara.auth.repository`'s
+    one simple-query round trip: BEGIN READ ONLY; SET LOCAL ROLE <tenant role>; account ⨝
+    hospital ⨝ <schema>.doctors by account id; COMMIT), sent with plain psycopg on
+    `connections` fresh connections, for an account id that does not exist (an index probe: the
+    planner and executor open the same relations). Passes, each timed per transaction with the
+    backends' CPU (/proc):
+
+    (a) cold: every transaction in a schema its backend has never opened (each connection takes
+        its own slice of all hospital schemas);
+    (b) warm: after each backend has opened every hospital schema once (the warm-up is timed),
+        random schemas; the backends' memory is read then;
+    (c) one tenant: every transaction in the same schema (the floor: nothing to open).
+
+    Also the first statement of a fresh backend that touches `platform.accounts` (its relation
+    cache entry carries the triggers of every foreign key into it, 8 per hospital schema).
+    """
+    from sqlalchemy import text
+
+    from cara.auth.repository import _user_query
+    from cara.kit.db import get_engine
+    from tenants.roles import role_for
+
+    with get_engine().connect() as conn:
+        database = str(conn.execute(text("SELECT current_database()")).scalar_one())
+        schemas = list(
+            conn.execute(
+                text("SELECT schema_name FROM platform.tenants WHERE kind = 'hospital' ORDER BY schema_name")
+            ).scalars()
+        )
+        triggers = conn.execute(
+            text("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'platform.accounts'::regclass")
+        ).scalar_one()
+    print(
+        f"\n== 4) catalog caches: {len(schemas)} hospital schemas, {connections} fresh backends"
+        f" ({triggers:,} triggers on platform.accounts)",
+        flush=True,
+    )
+    if not schemas:
+        print("    no hospital schema in the database: skipped")
+        return
+    conninfo = get_engine().url.set(drivername="postgresql").render_as_string(hide_password=False)
+    account = uuid.uuid4()
+    queries = {s: _user_query(account, s, role_for(database, s)) for s in schemas}
+    conns = [psycopg.connect(conninfo, autocommit=True) for _ in range(connections)]
+    pids = [c.info.backend_pid for c in conns]
+
+    def cpu() -> float:
+        return sum(process_cpu_seconds(pid) for pid in pids)
+
+    def run(i: int, chosen: Sequence[str]) -> list[float]:
+        conn, times = conns[i], []
+        for schema in chosen:
+            started = time.perf_counter()
+            cursor = conn.execute(queries[schema])
+            while cursor.nextset():
+                pass
+            times.append(time.perf_counter() - started)
+        return times
+
+    def measured(label: str, work: Sequence[Sequence[str]]) -> CachePass:
+        before = cpu()
+        with ThreadPoolExecutor(max_workers=connections) as pool:
+            times = [t for part in pool.map(run, range(connections), work) for t in part]
+        return CachePass(label, times, cpu() - before)
+
+    def memory(conn: psycopg.Connection[Any]) -> tuple[int, int]:
+        row = conn.execute(
+            "SELECT sum(total_bytes), sum(total_bytes) FILTER (WHERE name = 'CacheMemoryContext')"
+            " FROM pg_backend_memory_contexts"
+        ).fetchone()
+        return (int(row[0]), int(row[1] or 0)) if row else (0, 0)
+
+    try:
+        first_touch = []
+        for conn in conns:
+            started = time.perf_counter()
+            conn.execute("SELECT 1 FROM platform.accounts LIMIT 1").fetchall()
+            first_touch.append(time.perf_counter() - started)
+        fresh = memory(conns[0])
+        rng = random.Random(4)
+        order = schemas[:]
+        rng.shuffle(order)
+        per_conn = transactions // connections
+        fresh_per_conn = min(per_conn, len(order) // connections)  # each schema once at most
+        cold = measured(
+            "(a) cold: schemas the backend never opened",
+            [order[i * fresh_per_conn : (i + 1) * fresh_per_conn] for i in range(connections)],
+        )
+        rest = [order[: i * fresh_per_conn] + order[(i + 1) * fresh_per_conn :] for i in range(connections)]
+        started = time.perf_counter()
+        before = cpu()
+        with ThreadPoolExecutor(max_workers=connections) as pool:
+            list(pool.map(run, range(connections), rest))
+        warm_up, warm_up_cpu = time.perf_counter() - started, cpu() - before
+        warm = measured(
+            "(b) warm: every schema opened before",
+            [[rng.choice(schemas) for _ in range(per_conn)] for _ in range(connections)],
+        )
+        warm_memory = [memory(c) for c in conns]
+        one = measured("(c) one tenant", [[order[0]] * per_conn for _ in range(connections)])
+    finally:
+        for conn in conns:
+            conn.close()
+    touch_ms = sorted(t * 1000 for t in first_touch)
+    print(
+        f"fresh backend, first statement on platform.accounts: {touch_ms[len(touch_ms) // 2]:.1f} ms"
+        f" (max {touch_ms[-1]:.1f}); backend memory then {fresh[0] / 2**20:.1f} MB"
+        f" (catalog caches {fresh[1] / 2**20:.1f} MB)"
+    )
+    for result in (cold, warm, one):
+        print(result.line(), flush=True)
+    mb = [m[0] / 2**20 for m in warm_memory]
+    cache_mb = [m[1] / 2**20 for m in warm_memory]
+    print(
+        f"warming a backend over all {len(schemas)} schemas: {warm_up:.1f} s for {connections} backends"
+        f" ({warm_up_cpu / connections:.1f} s PostgreSQL CPU each); a warm backend holds"
+        f" {sum(mb) / len(mb):.0f} MB ({sum(cache_mb) / len(cache_mb):.0f} MB of catalog caches)"
+    )
+
+    def per_tx(p: CachePass) -> float:
+        return p.cpu / max(len(p.latencies), 1) * 1000
+
+    floor = max(per_tx(one), 1e-9)
+    summary.add(
+        f"PostgreSQL CPU per tenant read, cold / warm / one tenant ({len(schemas)} schemas)",
+        f"{per_tx(cold):.3f} / {per_tx(warm):.3f} / {per_tx(one):.3f} ms"
+        f" (cold {per_tx(cold) / floor:.1f}x, warm {per_tx(warm) / floor:.2f}x)",
+    )
+    summary.add(
+        "  a warm backend's memory, first platform.accounts read of a fresh one",
+        f"{sum(mb) / len(mb):.0f} MB, {touch_ms[len(touch_ms) // 2]:.1f} ms",
+    )
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -644,8 +1002,8 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     )
     args = parser.parse_args(argv)
     sections = frozenset(int(x) for x in args.only.split(",") if x.strip())
-    if not sections <= {1, 2, 3}:
-        parser.error("--only takes section numbers 1, 2 and 3")
+    if not sections <= {1, 2, 3, 4}:
+        parser.error("--only takes section numbers 1, 2, 3 and 4")
     if args.single_tenant_doctors < 1:
         parser.error("--single-tenant-doctors must be at least 1")
     quick, full = (
@@ -699,6 +1057,8 @@ def on_existing(database: str, plan: Plan) -> int:
             with platform_session() as session:
                 schemas = list(session.scalars(select(Tenant.schema_name).where(Tenant.kind == "hospital")))
             bench_migrations(len(schemas), summary, existing=schemas)
+        if 4 in plan.sections:  # before section 3's requests warm the server's backends
+            bench_catalog_caches(summary)
         if 3 in plan.sections:
             with tempfile.TemporaryDirectory(prefix="cara-bench-") as tmp:
                 api = ApiServer(Path(tmp) / "uvicorn.log")
@@ -733,6 +1093,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_provisioning(plan.provision, api, summary)
         if 2 in plan.sections:
             bench_migrations(plan.migrate_schemas, summary)
+        elif 4 in plan.sections:
+            provision_schemas_fast(plan.migrate_schemas)
+        if 4 in plan.sections:
+            bench_catalog_caches(summary)
         if 3 in plan.sections:
             bench_throughput(
                 plan.tenants,
