@@ -566,7 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             import shutil
 
             spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-            target_pid = api.pids()[-1]
+            # A server process: the busiest of the supervisor's children (or the one process).
+            target_pid = max(api.pids()[1:] or api.pids(), key=process_cpu_seconds)
             spy_args = ("--duration", str(round(plan.duration)), "--nonblocking", "--output", plan.profile)
             recorder = subprocess.Popen(
                 [spy, "record", "--pid", str(target_pid), "--rate", "200", "--format", "raw", *spy_args],

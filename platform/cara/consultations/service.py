@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+import pydantic_core
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -33,7 +34,6 @@ from cara.consultations.schemas import (
     ConsultationCreate,
     ConsultationDetail,
     ConsultationOut,
-    ConsultationPage,
     DraftOut,
     EvidenceOut,
     NoteEntryOut,
@@ -182,22 +182,26 @@ def open_for_live(session: Session, principal: Principal, consultation_id: objec
 
 
 def consultation_out(consultation: Consultation, line_count: int = 0) -> ConsultationOut:
-    c = consultation
-    return _listed_out(
-        (
-            c.id,
-            c.console,
-            c.state,
-            c.title,
-            c.started_at,
-            c.ended_at,
-            c.patient_reference,
-            c.consent_basis,
-            c.consent_by_account_id,
-            c.consent_at,
-            c.source,
-            line_count,
-        )
+    duration = None
+    if consultation.ended_at is not None:
+        duration = max(0, int((consultation.ended_at - consultation.started_at).total_seconds()))
+    reference = consultation.patient_reference
+    return ConsultationOut(
+        id=consultation.id,
+        console=consultation.console,
+        state=display_state(consultation.state, consultation.ended_at is not None),  # type: ignore[arg-type]
+        title=consultation.title,
+        startedAt=consultation.started_at,
+        endedAt=consultation.ended_at,
+        durationSeconds=duration,
+        lineCount=line_count,
+        patientReference=PatientReference.model_validate(reference) if reference else None,
+        consent=ConsentOut(
+            basis=consultation.consent_basis,  # type: ignore[arg-type]
+            givenBy=consultation.consent_by_account_id,
+            givenAt=consultation.consent_at,
+        ),
+        source=consultation.source or "live",  # type: ignore[arg-type]
     )
 
 
@@ -273,16 +277,20 @@ async def list_consultations(
         await run_in_threadpool(_refresh_search, schema, role, principal.id)
         listed = await repository.list_page_async(schema, role, where, after=after, limit=limit + 1)
     rows = listed.rows[:limit]
-    items = [_listed_out(row) for row in rows]
     more = len(listed.rows) > limit
     next_cursor = encode_cursor(rows[-1][4], rows[-1][0]) if more and rows else None
-    # Encoded once from the validated page: the same bytes FastAPI would write for
-    # `response_model=ConsultationPage`, without dumping and validating it a second time.
-    return ConsultationPage(items=items, nextCursor=next_cursor).model_dump_json().encode()
+    # Encoded straight from the rows by pydantic's own serializer (the bytes FastAPI writes for
+    # `response_model=ConsultationPage`, a test holds them equal): building and validating 20
+    # models, then dumping them, cost a tenth of the request's CPU.
+    return pydantic_core.to_json({"items": [_listed_json(row) for row in rows], "nextCursor": next_cursor})
 
 
-def _listed_out(row: tuple[Any, ...]) -> ConsultationOut:
-    """A consultation's summary from its columns (a row of repository.list_page_async)."""
+_REFERENCE_KEYS = tuple(PatientReference.model_fields)
+
+
+def _listed_json(row: tuple[Any, ...]) -> dict[str, Any]:
+    """ConsultationOut's fields, in its order, from a row of repository.list_page_async (values
+    as stored: the patient reference was validated when written)."""
     (
         ident,
         console,
@@ -295,24 +303,21 @@ def _listed_out(row: tuple[Any, ...]) -> ConsultationOut:
         given_by,
         given_at,
         source,
-        count,
+        lines,
     ) = row
-    duration = None
-    if ended_at is not None:
-        duration = max(0, int((ended_at - started_at).total_seconds()))
-    return ConsultationOut(
-        id=ident,
-        console=console,
-        state=display_state(state, ended_at is not None),  # type: ignore[arg-type]
-        title=title,
-        startedAt=started_at,
-        endedAt=ended_at,
-        durationSeconds=duration,
-        lineCount=int(count),
-        patientReference=PatientReference.model_validate(reference) if reference else None,
-        consent=ConsentOut(basis=basis, givenBy=given_by, givenAt=given_at),
-        source=source or "live",
-    )
+    return {
+        "id": ident,
+        "console": console,
+        "state": display_state(state, ended_at is not None),
+        "title": title,
+        "startedAt": started_at,
+        "endedAt": ended_at,
+        "durationSeconds": None if ended_at is None else max(0, int((ended_at - started_at).total_seconds())),
+        "lineCount": int(lines),
+        "patientReference": {key: reference.get(key) for key in _REFERENCE_KEYS} if reference else None,
+        "consent": {"basis": basis, "givenBy": given_by, "givenAt": given_at},
+        "source": source or "live",
+    }
 
 
 def _refresh_search(schema: str, role: str, doctor_id: uuid.UUID) -> None:

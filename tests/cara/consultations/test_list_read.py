@@ -390,3 +390,13 @@ def test_the_list_writes_the_json_fastapi_would(client: Any, doctor: dict[str, s
     assert body["items"][0]["title"] == "Échographie rénale « contrôle » 超音波"
     assert body["items"][0]["lineCount"] == 1 and body["items"][0]["state"] == "draft"
     assert answer.content == json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    # ... and the very bytes of the page's model, built from the ORM row as every other answer is.
+    from cara.consultations import service
+    from cara.consultations.schemas import ConsultationPage
+
+    schema, _ = schema_and_account(doctor)
+    with tenant_session(schema) as s:
+        row = s.get(Consultation, uuid.UUID(cid))
+        assert row is not None
+        page = ConsultationPage(items=[service.consultation_out(row, 1)], nextCursor=None)
+    assert answer.content == page.model_dump_json().encode()
