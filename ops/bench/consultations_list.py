@@ -570,7 +570,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             target_pid = max(api.pids()[1:] or api.pids(), key=process_cpu_seconds)
             spy_args = ("--duration", str(round(plan.duration)), "--nonblocking", "--output", plan.profile)
             recorder = subprocess.Popen(
-                [spy, "record", "--pid", str(target_pid), "--rate", "200", "--format", "raw", *spy_args],
+                [
+                    spy,
+                    "record",
+                    "--pid",
+                    str(target_pid),
+                    "--gil",
+                    "--rate",
+                    "200",
+                    "--format",
+                    "raw",
+                    *spy_args,
+                ],
                 stdout=subprocess.DEVNULL,
             )
             time.sleep(0.5)
