@@ -108,19 +108,25 @@ def hold(consultation_id: uuid.UUID, socket_id: str) -> str | None:
     return previous if isinstance(previous, str) and previous != socket_id else None
 
 
+# The holder's renewal in one round trip (it runs every second for every open consultation):
+# refuse if a newer socket holds it, else renew both claims.
+_RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[2])
+return 1
+"""
+
+
 def still_held(consultation_id: uuid.UUID, socket_id: str) -> bool:
     """True while no newer socket took the consultation over (and renews this socket's claim).
     When Redis does not answer, the socket keeps the consultation."""
     try:
         client = get_redis()
-        holder = client.get(_holder(consultation_id))
-        if holder is not None and holder != socket_id:
-            return False
-        pipe = client.pipeline()
-        pipe.set(_holder(consultation_id), socket_id, ex=HOLD_TTL_SECONDS)
-        pipe.set(_open(consultation_id, socket_id), "1", ex=HOLD_TTL_SECONDS)
-        pipe.execute()
-        return True
+        keys = [_holder(consultation_id), _open(consultation_id, socket_id)]
+        # EVALSHA, with EVAL once per Redis server that has not seen the script.
+        return bool(client.register_script(_RENEW)(keys=keys, args=[socket_id, HOLD_TTL_SECONDS]))
     except redis.RedisError:
         return True
 
