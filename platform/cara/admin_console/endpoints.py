@@ -181,15 +181,14 @@ def reinstate_hospital(hospital_id: str, principal: AdminPrincipal, session: DbS
     return out
 
 
-@router.get(
+@reads.get(
     "/doctors", operation_id="admin_list_doctors", response_model=list[DoctorOut], responses=READ_ERRORS
 )
-def list_doctors(
-    principal: AdminPrincipal, session: DbSession, response: Response, query: DoctorsQuery
+async def list_doctors(
+    principal: AsyncAdminPrincipal, response: Response, query: DoctorsQuery
 ) -> list[DoctorOut]:
     """Every doctor on the platform (independent and hospital-created); total in Content-Range."""
-    found = service.list_doctors(
-        session,
+    found = await service.list_doctors(
         query,
         q=listing.text_filter(query.filters),
         specialty=listing.text_filter(query.filters, "specialization"),
@@ -220,18 +219,17 @@ def verify_doctor(doctor_id: str, principal: AdminPrincipal, session: DbSession)
     return out
 
 
-@router.get(
+@reads.get(
     "/payment-history",
     operation_id="admin_payment_history",
     response_model=list[PaymentOut],
     responses=READ_ERRORS,
 )
-def payment_history(
-    principal: AdminPrincipal, session: DbSession, response: Response, query: PaymentsQuery
+async def payment_history(
+    principal: AsyncAdminPrincipal, response: Response, query: PaymentsQuery
 ) -> list[PaymentOut]:
     """Payments (user, plan, amount in dollars, status, date); total in Content-Range."""
-    found = service.list_payments(
-        session,
+    found = await service.list_payments(
         query,
         q=listing.text_filter(query.filters),
         status=listing.text_filter(query.filters, "status"),
@@ -250,15 +248,15 @@ def ai_usage(
     return _listed(response, "ai-usage", query, service.ai_usage(session, query, query.filters.get("days")))
 
 
-@router.get(
+@reads.get(
     "/audit-events",
     operation_id="admin_audit_events",
     response_model=list[AuditEventOut],
     responses=READ_ERRORS,
 )
-def audit_events(
-    principal: AdminPrincipal, session: DbSession, response: Response, query: AuditQuery
+async def audit_events(
+    principal: AsyncAdminPrincipal, response: Response, query: AuditQuery
 ) -> list[AuditEventOut]:
     """The platform audit log, newest first by default."""
-    found = service.list_audit_events(session, query, action=listing.text_filter(query.filters, "action"))
+    found = await service.list_audit_events(query, action=listing.text_filter(query.filters, "action"))
     return _listed(response, "audit-events", query, found)

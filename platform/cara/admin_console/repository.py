@@ -1,4 +1,4 @@
-"""Every query of the admin console. Lists are one query for the page plus one
+"""Every query of the admin console. Lists are one round trip for the page and its
 count; no per-row queries and no tenant schema is opened."""
 
 from __future__ import annotations
@@ -9,29 +9,12 @@ from datetime import date, datetime
 from typing import Any
 
 from psycopg import sql
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from cara.kit.db import fetch_sets
 from cara.kit.listing import ListQuery
-from cara.models import (
-    Account,
-    AuditEvent,
-    Hospital,
-    Payment,
-    Plan,
-    Tenant,
-    TenantRollup,
-)
-
-
-def _page(
-    session: Session, stmt: Select[Any], order: Any, query: ListQuery, tiebreak: Any
-) -> tuple[list[Any], int]:
-    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
-    ordered = stmt.order_by(order.desc() if query.descending else order.asc(), tiebreak)
-    rows = session.execute(ordered.offset(query.start).limit(query.limit)).all()
-    return list(rows), int(total)
+from cara.models import Account, Hospital, Tenant, TenantRollup
 
 
 def _like(value: str) -> str:
@@ -39,17 +22,6 @@ def _like(value: str) -> str:
 
 
 # ------------------------------------------------------------------ hospitals
-
-HOSPITAL_SORT = {
-    "name": Hospital.name,
-    "email": Hospital.email,
-    "city": Hospital.state,
-    "country": Hospital.country,
-    "isVerified": Hospital.is_verified,
-    "status": Tenant.status,
-    "doctorsCount": func.coalesce(TenantRollup.doctors_total, 0),
-    "createdAt": Hospital.created_at,
-}
 
 
 def _hospitals() -> Select[Any]:
@@ -86,16 +58,6 @@ def hospital_with_tenant(session: Session, hospital_id: uuid.UUID) -> tuple[Hosp
 
 # ------------------------------------------------------------------ doctors
 
-DOCTOR_SORT = {
-    "name": Account.name,
-    "email": Account.email,
-    "specialization": Account.specialty,
-    "hospitalName": Hospital.name,
-    "isVerified": Account.is_verified,
-    "isActive": Account.is_active,
-    "createdAt": Account.created_at,
-}
-
 
 def _doctors() -> Select[Any]:
     return (
@@ -103,20 +65,6 @@ def _doctors() -> Select[Any]:
         .outerjoin(Hospital, Hospital.id == Account.hospital_id)
         .where(Account.role == "doctor")
     )
-
-
-def list_doctors(
-    session: Session, query: ListQuery, *, q: str | None, specialty: str | None, verified: bool | None
-) -> tuple[list[Any], int]:
-    stmt = _doctors()
-    if q:
-        pattern = _like(q)
-        stmt = stmt.where(or_(Account.name.ilike(pattern), Account.email.ilike(pattern)))
-    if specialty:
-        stmt = stmt.where(Account.specialty == specialty)
-    if verified is not None:
-        stmt = stmt.where(Account.is_verified.is_(verified))
-    return _page(session, stmt, DOCTOR_SORT[query.sort_field], query, Account.id)
 
 
 def doctor_row(session: Session, account_id: uuid.UUID) -> Any | None:
@@ -129,51 +77,11 @@ def doctor_account(session: Session, account_id: uuid.UUID) -> Account | None:
     )
 
 
-# ------------------------------------------------------------------ payments
-
-PAYMENT_SORT = {
-    "userName": Account.name,
-    "plan": Plan.name,
-    "amount": Payment.amount_cents,
-    "status": Payment.status,
-    "date": func.coalesce(Payment.paid_at, Payment.created_at),
-}
-
-
-def list_payments(
-    session: Session, query: ListQuery, *, q: str | None, status: str | None
-) -> tuple[list[Any], int]:
-    stmt = (
-        select(Payment, Account.name, Plan.name)
-        .outerjoin(Account, Account.id == Payment.account_id)
-        .outerjoin(Plan, Plan.id == Payment.plan_id)
-    )
-    if q:
-        pattern = _like(q)
-        stmt = stmt.where(or_(Account.name.ilike(pattern), Plan.name.ilike(pattern)))
-    if status:
-        stmt = stmt.where(Payment.status == status)
-    return _page(session, stmt, PAYMENT_SORT[query.sort_field], query, Payment.id)
-
-
-# ------------------------------------------------------------------ audit log
-
-AUDIT_SORT = {"createdAt": AuditEvent.created_at, "action": AuditEvent.action}
-
-
-def list_audit_events(session: Session, query: ListQuery, *, action: str | None) -> tuple[list[Any], int]:
-    actor = Account.__table__.alias("actor")
-    stmt = select(AuditEvent, actor.c.email).outerjoin(actor, actor.c.id == AuditEvent.actor_account_id)
-    if action:
-        stmt = stmt.where(and_(AuditEvent.action.ilike(_like(action))))
-    return _page(session, stmt, AUDIT_SORT[query.sort_field], query, AuditEvent.id)
-
-
 # ------------------------------------------------------------------ reads on the event loop
 #
-# The console's hot reads (the dashboard's stats and analytics, the hospital list) in one round
-# trip each over the async pool (cara.kit.db.fetch_sets): platform tables only, no tenant role.
-# One simple-query string carries no parameters, so every value is a quoted literal.
+# The console's reads (the dashboard's stats and analytics, the four lists) in one round trip
+# each over the async pool (cara.kit.db.fetch_sets): platform tables only, no tenant role. One
+# simple-query string carries no parameters, so every value is a quoted literal.
 
 
 def _literal(value: Any) -> bytes:
@@ -252,8 +160,8 @@ async def month_rollups_async(month: date) -> tuple[list[Rollup], Rollup | None]
     return [Rollup(*row) for row in rows], (Rollup(*latest[0]) if latest else None)
 
 
-# The hospital list's sort keys as SQL (HOSPITAL_SORT's, over the same joins).
-_HOSPITAL_SORT_SQL = {
+# The lists' sort keys (react-admin's field names) as SQL over each list's joins.
+HOSPITAL_SORT = {
     "name": b"h.name",
     "email": b"h.email",
     "city": b"h.state",
@@ -269,6 +177,19 @@ _HOSPITALS_FROM = (
 )
 
 
+async def _page_async(
+    columns: bytes, source: bytes, order: bytes, tiebreak: bytes, query: ListQuery
+) -> tuple[list[tuple[Any, ...]], int]:
+    """`_page` on the event loop: the page's rows and the total, in one round trip. `source` is
+    the FROM clause with its conditions (`WHERE true AND ...`)."""
+    direction = b" DESC" if query.descending else b" ASC"
+    rows, total = await fetch_sets(
+        b"SELECT %s%s ORDER BY %s%s, %s OFFSET %d LIMIT %d; SELECT count(*)%s"
+        % (columns, source, order, direction, tiebreak, query.start, query.limit, source)
+    )
+    return rows, int(total[0][0])
+
+
 async def list_hospitals_async(
     query: ListQuery, *, q: str | None, verified: bool | None, status: str | None
 ) -> tuple[list[tuple[Any, ...]], int]:
@@ -282,19 +203,104 @@ async def list_hospitals_async(
         where += [b" AND h.is_verified = ", _literal(verified)]
     if status:
         where += [b" AND t.status = ", _literal(status)]
-    condition = b"".join(where)
-    order = _HOSPITAL_SORT_SQL[query.sort_field] + (b" DESC" if query.descending else b" ASC")
-    rows, total = await fetch_sets(
-        b"SELECT h.id, h.name, h.email, h.state, h.country, h.is_verified, t.status,"
-        b" coalesce(r.doctors_total, 0), h.created_at"
-        + condition
-        + b" ORDER BY "
-        + order
-        + b", h.id OFFSET "
-        + _literal(query.start)
-        + b" LIMIT "
-        + _literal(query.limit)
-        + b"; SELECT count(*)"
-        + condition
+    return await _page_async(
+        b"h.id, h.name, h.email, h.state, h.country, h.is_verified, t.status, coalesce(r.doctors_total, 0),"
+        b" h.created_at",
+        b"".join(where),
+        HOSPITAL_SORT[query.sort_field],
+        b"h.id",
+        query,
     )
-    return rows, int(total[0][0])
+
+
+DOCTOR_SORT = {
+    "name": b"a.name",
+    "email": b"a.email",
+    "specialization": b"a.specialty",
+    "hospitalName": b"h.name",
+    "isVerified": b"a.is_verified",
+    "isActive": b"a.is_active",
+    "createdAt": b"a.created_at",
+}
+
+
+async def list_doctors_async(
+    query: ListQuery, *, q: str | None, specialty: str | None, verified: bool | None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """`list_doctors` on the event loop: (id, name, email, specialty, hospital id, hospital name,
+    is_verified, is_active, created_at) rows and the total."""
+    where = [
+        b" FROM platform.accounts a LEFT JOIN platform.hospitals h ON h.id = a.hospital_id"
+        b" WHERE a.role = 'doctor'"
+    ]
+    if q:
+        pattern = _literal(_like(q))
+        where.append(b" AND (a.name ILIKE %s OR a.email ILIKE %s)" % (pattern, pattern))
+    if specialty:
+        where += [b" AND a.specialty = ", _literal(specialty)]
+    if verified is not None:
+        where += [b" AND a.is_verified = ", _literal(verified)]
+    return await _page_async(
+        b"a.id, a.name, a.email, a.specialty, a.hospital_id, h.name, a.is_verified, a.is_active,"
+        b" a.created_at",
+        b"".join(where),
+        DOCTOR_SORT[query.sort_field],
+        b"a.id",
+        query,
+    )
+
+
+PAYMENT_SORT = {
+    "userName": b"a.name",
+    "plan": b"pl.name",
+    "amount": b"pay.amount_cents",
+    "status": b"pay.status",
+    "date": b"coalesce(pay.paid_at, pay.created_at)",
+}
+
+
+async def list_payments_async(
+    query: ListQuery, *, q: str | None, status: str | None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """`list_payments` on the event loop: (id, user name, plan name, amount in cents, status,
+    paid_at, created_at) rows and the total."""
+    where = [
+        b" FROM platform.payments pay LEFT JOIN platform.accounts a ON a.id = pay.account_id"
+        b" LEFT JOIN platform.plans pl ON pl.id = pay.plan_id WHERE true"
+    ]
+    if q:
+        pattern = _literal(_like(q))
+        where.append(b" AND (a.name ILIKE %s OR pl.name ILIKE %s)" % (pattern, pattern))
+    if status:
+        where += [b" AND pay.status = ", _literal(status)]
+    return await _page_async(
+        b"pay.id, a.name, pl.name, pay.amount_cents, pay.status, pay.paid_at, pay.created_at",
+        b"".join(where),
+        PAYMENT_SORT[query.sort_field],
+        b"pay.id",
+        query,
+    )
+
+
+AUDIT_SORT = {"createdAt": b"e.created_at", "action": b"e.action"}
+
+
+async def list_audit_events_async(
+    query: ListQuery, *, action: str | None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """`list_audit_events` on the event loop: (id, action, actor email, actor role, target type,
+    target id, tenant schema, created_at) rows and the total."""
+    where = [
+        b" FROM platform.audit_events e LEFT JOIN platform.accounts actor ON actor.id = e.actor_account_id"
+        b" WHERE true"
+    ]
+    if action:
+        where += [b" AND e.action ILIKE ", _literal(_like(action))]
+    return await _page_async(
+        b"e.id, e.action, actor.email, e.actor_role, e.target_type, e.target_id, e.tenant_schema,"
+        b" e.created_at",
+        b"".join(where),
+        AUDIT_SORT[query.sort_field],
+        b"e.id",
+        query,
+    )

@@ -230,32 +230,6 @@ def doctor_out(row: Any) -> DoctorOut:
     )
 
 
-def payment_out(row: Any) -> PaymentOut:
-    payment, user_name, plan_name = row
-    return PaymentOut(
-        id=str(payment.id),
-        userName=user_name,
-        plan=plan_name,
-        amount=_dollars(payment.amount_cents),
-        status=payment.status,
-        date=payment.paid_at or payment.created_at,
-    )
-
-
-def audit_out(row: Any) -> AuditEventOut:
-    event, email = row
-    return AuditEventOut(
-        id=event.id,
-        action=event.action,
-        actorEmail=email,
-        actorRole=event.actor_role,
-        targetType=event.target_type,
-        targetId=event.target_id,
-        tenantSchema=event.tenant_schema,
-        createdAt=event.created_at,
-    )
-
-
 async def list_hospitals_async(
     query: ListQuery, q: str | None, verified: bool | None, status: str | None
 ) -> tuple[list[HospitalOut], int]:
@@ -279,25 +253,58 @@ async def list_hospitals_async(
     ], total
 
 
-def list_doctors(
-    session: Session, query: ListQuery, *, q: str | None, specialty: str | None, verified: bool | None
+async def list_doctors(
+    query: ListQuery, *, q: str | None, specialty: str | None, verified: bool | None
 ) -> tuple[list[DoctorOut], int]:
-    rows, total = repository.list_doctors(session, query, q=q, specialty=specialty, verified=verified)
-    return [doctor_out(r) for r in rows], total
+    rows, total = await repository.list_doctors_async(query, q=q, specialty=specialty, verified=verified)
+    return [
+        DoctorOut(
+            id=str(ident),
+            name=name,
+            email=email,
+            specialization=specialty_,
+            hospitalId=str(hospital_id) if hospital_id else None,
+            hospitalName=hospital_name,
+            isVerified=verified_,
+            isActive=active,
+            createdAt=created_at,
+        )
+        for ident, name, email, specialty_, hospital_id, hospital_name, verified_, active, created_at in rows
+    ], total
 
 
-def list_payments(
-    session: Session, query: ListQuery, *, q: str | None, status: str | None
+async def list_payments(
+    query: ListQuery, *, q: str | None, status: str | None
 ) -> tuple[list[PaymentOut], int]:
-    rows, total = repository.list_payments(session, query, q=q, status=status)
-    return [payment_out(r) for r in rows], total
+    rows, total = await repository.list_payments_async(query, q=q, status=status)
+    return [
+        PaymentOut(
+            id=str(ident),
+            userName=user_name,
+            plan=plan_name,
+            amount=_dollars(cents),
+            status=status_,
+            date=paid_at or created_at,
+        )
+        for ident, user_name, plan_name, cents, status_, paid_at, created_at in rows
+    ], total
 
 
-def list_audit_events(
-    session: Session, query: ListQuery, *, action: str | None
-) -> tuple[list[AuditEventOut], int]:
-    rows, total = repository.list_audit_events(session, query, action=action)
-    return [audit_out(r) for r in rows], total
+async def list_audit_events(query: ListQuery, *, action: str | None) -> tuple[list[AuditEventOut], int]:
+    rows, total = await repository.list_audit_events_async(query, action=action)
+    return [
+        AuditEventOut(
+            id=ident,
+            action=action_,
+            actorEmail=email,
+            actorRole=role,
+            targetType=target_type,
+            targetId=target_id,
+            tenantSchema=schema,
+            createdAt=created_at,
+        )
+        for ident, action_, email, role, target_type, target_id, schema, created_at in rows
+    ], total
 
 
 AI_USAGE_SORT = ("name", "aiMinutes", "tokens")
