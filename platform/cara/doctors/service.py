@@ -196,7 +196,7 @@ MAX_PAGE_SIZE = 100
 def _cursor_of(sort: str, row: tuple[Any, ...]) -> str:
     # (id, name, ..., created_at at index 6): the row of repository.page_for_hospital_async
     key = row[1] if sort.lstrip("-") == "name" else row[6].isoformat()
-    return listing.encode_cursor(sort, key, str(row[0]))
+    return listing.encode_cursor(sort, key, row[0])
 
 
 def _after(sort: str, cursor: str) -> tuple[Any, uuid.UUID]:
@@ -264,14 +264,14 @@ async def list_page(
     # and validating 50 models cost several times the query.
     items = [
         {
-            "_id": str(ident),
+            "_id": ident,
             "name": name,
             "email": email,
             "phoneNumber": phone,
             "specialty": specialty_,
             "licenseNumber": licence,
             "experience": experience,
-            "hospitalId": str(hospital),
+            "hospitalId": hospital,
             "isActive": is_active,
             "isHospitalCreated": created_by_hospital,
             "country": country,
