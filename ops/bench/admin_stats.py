@@ -19,18 +19,18 @@ An independent doctor already holds the signup trial: the ones the seed makes pa
 of the periods the charts show (12 weeks, 12 months, 5 years; timed), the first admin through
 `cara.admin_console.service.ensure_first_admin` and a real `POST /api/auth/login` for its token.
 
-Load: one uvicorn worker, asyncio httpx client, closed loop at concurrency 20 on four loads in
-4 rounds whose order rotates (2 s warm-up + 5 s each): `/api/admin/stats?timeRange=weekly`
-(target p99 < 20 ms), the bare app (ops/bench/bare_app.py: FastAPI, an `async def` handler, no
-middleware, same uvicorn flags) answering the stats' very bytes, the admin's `/api/auth/user`
-(the authenticated-request floor every endpoint pays) and, for information,
-`/api/admin/hospitals?range=[0,24]&sort=["name","ASC"]`. Printed: each load's figures over all
-rounds, and stats / bare and floor / bare (p50, p99, req/s, server CPU per request). Then each
-product endpoint at concurrency 1 (the unqueued service time) and `/api/admin/stats` in open loop
-at the rates given (`--open-rates`, latency from when each request was due). The client shares
-the machine's cores with the servers and PostgreSQL: every run prints how many cores each kept
-busy, and "rest" (other users of the machine); latency ratios mean little when "rest" is high,
-server CPU per request much less so.
+Load: the API as deployed, `python -m cara.serve` with `--workers` processes (default
+WEB_CONCURRENCY, else one per usable core; the count is printed), and wrk -t1 at concurrency 20
+(closed loop) on five loads in 4 rounds whose order rotates (2 s warm-up + 5 s each):
+`/api/admin/stats?timeRange=weekly` and `/api/admin/subscription-analytics` (target p99 < 20 ms),
+the bare app (ops/bench/bare_app.py: FastAPI, an `async def` handler, no middleware, one uvicorn
+process) answering the stats' very bytes, the admin's `/api/auth/user` (the authenticated-request
+floor every endpoint pays) and, for information, `/api/admin/hospitals?range=[0,24]&sort=["name","ASC"]`.
+Printed: each load's req/s, p50 and p99 (medians over rounds), server CPU per request (every server
+process) and PostgreSQL CPU per request (the bench database's backends), the load average, and
+stats / bare, analytics / bare and floor / bare. Then each product endpoint at concurrency 1 (the
+unqueued service time). wrk shares the machine's cores with the servers and PostgreSQL; latency
+ratios mean little when the load average is high, server CPU per request much less so.
 
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed);
 a `cara_bench_<random>` database is created and dropped at the end, even on error.
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -49,31 +50,31 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 from _common import (
     DOCTOR_PASSWORD,
     HOSPITAL_PASSWORD,
     ApiServer,
-    LoadResult,
     Summary,
     create_doctors,
     create_hospitals,
-    hammer,
     log,
+    process_cpu_seconds,
     run_bench,
 )
-from request_overhead import BareServer
+from consultations_list import Load, ServeServer, load_average, wrk
+from request_overhead import BareServer, Row, ensure_wrk, profile
 
 STATS_P99_TARGET_MS = 20.0
 ADMIN_EMAIL = "bench-admin@example.com"
 ADMIN_PASSWORD = "bench-admin-passphrase"  # noqa: S105 - throwaway account in a throwaway database
 STATS = ("/api/admin/stats", {"timeRange": "weekly"})
+ANALYTICS: tuple[str, dict[str, str]] = ("/api/admin/subscription-analytics", {})
 HOSPITALS = ("/api/admin/hospitals", {"range": "[0,24]", "sort": '["name","ASC"]'})
 # The authenticated-request floor: the admin's own account (token, principal, one read), no stats.
 FLOOR: tuple[str, dict[str, str]] = ("/api/auth/user", {})
-OPEN_SECONDS = 10.0  # measured seconds per open-loop rate (at most --duration)
-OPEN_MAX_IN_FLIGHT = 100
 YEAR = timedelta(days=365)
 MONTH = timedelta(days=30)
 
@@ -432,8 +433,26 @@ def describe(api: ApiServer, token: str) -> None:
         )
 
 
+def _path(endpoint: tuple[str, dict[str, str]]) -> str:
+    path, params = endpoint
+    return path + ("?" + urlencode(params) if params else "")
+
+
+def _combined(loads: list[Load]) -> Load:
+    """Rounds of one load together: counts and CPU summed, p50 and p99 the rounds' medians."""
+    return Load(
+        sum(x.requests for x in loads),
+        sum(x.seconds for x in loads),
+        sum(x.errors for x in loads),
+        statistics.median(x.p50 for x in loads),
+        statistics.median(x.p99 for x in loads),
+        sum(x.server_cpu for x in loads),
+        sum(x.database_cpu for x in loads),
+    )
+
+
 def bench_endpoints(
-    api: ApiServer,
+    api: ServeServer,
     token: str,
     summary: Summary,
     *,
@@ -443,133 +462,101 @@ def bench_endpoints(
     concurrency: int,
     rounds: int,
     serial: float,
-    open_rates: Sequence[float],
     bare: BareServer,
 ) -> None:
-    """Stats, the hospital list, the authenticated floor and the bare app at `concurrency`, in
-    rounds whose order rotates (background load spreads over all four); then concurrency 1 and
-    open loop on the product. Prints and records the stats' and the floor's ratios to the bare."""
-    endpoints = {"stats": STATS, "bare": STATS, "floor": FLOOR, "hospitals": HOSPITALS}
+    """The stats, the analytics, the hospital list, the authenticated floor and the bare app with
+    wrk at `concurrency`, in rounds whose order rotates (background load spreads over all); then
+    concurrency 1 on the product. Prints and records the product's ratios to the bare app."""
+    binary = ensure_wrk()
+    endpoints = {
+        "stats": STATS,
+        "analytics": ANALYTICS,
+        "bare": STATS,
+        "floor": FLOOR,
+        "hospitals": HOSPITALS,
+    }
+    bare_pid = bare.process.pid
+
+    def run(name: str, seconds: float, connections: int) -> Load:
+        url, cpu = (
+            (bare.base_url, lambda: process_cpu_seconds(bare_pid))
+            if name == "bare"
+            else (
+                api.base_url,
+                api.cpu_seconds,
+            )
+        )
+        path = _path(endpoints[name])
+        return wrk(binary, url, [path], token, seconds=seconds, connections=connections, cpu=cpu)
+
     print(
-        f"\nuvicorn --workers 1, asyncio httpx closed loop, concurrency {concurrency}, "
-        f"{warmup:.0f} s warm-up + {duration:.0f} s per endpoint"
-        + (f" and round, {rounds} rounds (order alternates)" if rounds > 1 else ""),
+        f"\nserver: python -m cara.serve, {api.workers} process(es) (pids {api.pids()}); bare app: one "
+        f"uvicorn process; wrk -t1 -c{concurrency}, {warmup:g} s warm-up + {duration:g} s per endpoint"
+        + (f" and round, {rounds} rounds (order rotates)" if rounds > 1 else "")
+        + f"; {load_average()}",
         flush=True,
     )
-    results = {name: LoadResult() for name in endpoints}
+    measured: dict[str, list[Load]] = {name: [] for name in endpoints}
     names = list(endpoints)
     for r in range(rounds):
         order = names[r % len(names) :] + names[: r % len(names)]
         if r % 2:
             order.reverse()
         for name in order:
-            path, params = endpoints[name]
-            target: Any = bare if name == "bare" else api  # hammer uses base_url and process only
-            result = hammer(
-                target,
-                path,
-                [token],
-                params=params,
-                duration=duration,
-                warmup=warmup,
-                concurrency=concurrency,
-            )
-            results[name].merge(result)
+            if warmup > 0:
+                run(name, warmup, concurrency)
+            load = run(name, duration, concurrency)
+            measured[name].append(load)
             prefix = f"round {r + 1} " if rounds > 1 else ""
-            print(f"{prefix}{name} c={concurrency}: {result.line()}", flush=True)
-            print(f"    {result.cpu_line()}", flush=True)
-    if rounds > 1:
-        for name, result in results.items():
-            print(f"all rounds {name} c={concurrency}: {result.line()}")
-            print(f"    {result.cpu_line()}")
+            print(f"{prefix}{name:9} c={concurrency}: {load.line()}", flush=True)
+    results = {name: _combined(loads) for name, loads in measured.items()}
+    print(f"after the loads: {load_average()}", flush=True)
 
     base = results["bare"]
-    for name in ("stats", "floor"):
+    for name in ("stats", "analytics", "floor"):
         mine = results[name]
         ratio = (
-            f"p50 x{mine.latency.p50_ms / max(base.latency.p50_ms, 1e-9):.2f}, "
-            f"p99 x{mine.latency.p99_ms / max(base.latency.p99_ms, 1e-9):.2f}, "
+            f"p50 x{mine.p50 / max(base.p50, 1e-9):.2f}, p99 x{mine.p99 / max(base.p99, 1e-9):.2f}, "
             f"req/s x{mine.rps / max(base.rps, 1e-9):.2f}, "
-            f"server CPU/request x{_cpu(mine) / max(_cpu(base), 1e-9):.2f}"
+            f"server CPU/request x{mine.cpu_ms / max(base.cpu_ms, 1e-9):.2f}"
         )
         print(f"{name} / bare: {ratio}", flush=True)
         summary.add(f"[{size}]   {name} / bare (same run)", ratio)
 
-    unqueued: dict[str, LoadResult] = {}
+    unqueued: dict[str, Load] = {}
     del endpoints["bare"]
     if serial > 0:
         print(f"concurrency 1 (unqueued service time), 1 s warm-up + {serial:.0f} s per endpoint")
-        for name, (path, params) in endpoints.items():
-            unqueued[name] = hammer(
-                api, path, [token], params=params, duration=serial, warmup=1, concurrency=1
-            )
-            print(f"{name} c=1: {unqueued[name].line()}")
-            print(f"    {unqueued[name].cpu_line()}", flush=True)
+        for name in endpoints:
+            run(name, 1, 1)
+            unqueued[name] = run(name, serial, 1)
+            print(f"{name:9} c=1: {unqueued[name].line()}", flush=True)
 
-    paced: dict[float, LoadResult] = {}
-    if open_rates:
+    for name in ("stats", "analytics"):
         print(
-            f"open loop on /api/admin/stats (a request every 1/rate s, latency from when it was due), "
-            f"{warmup:.0f} s warm-up + {min(duration, OPEN_SECONDS):.0f} s per rate"
+            f"target: GET {endpoints[name][0]} p99 < {STATS_P99_TARGET_MS:.0f} ms at concurrency "
+            f"{concurrency}: {results[name].p99:.1f} ms"
         )
-        for rate in open_rates:
-            paced[rate] = hammer(
-                api,
-                STATS[0],
-                [token],
-                params=STATS[1],
-                duration=min(duration, OPEN_SECONDS),
-                warmup=warmup,
-                concurrency=OPEN_MAX_IN_FLIGHT,
-                rate=rate,
-            )
-            print(f"stats at {rate:g} req/s offered: {paced[rate].line()}")
-            print(f"    {paced[rate].cpu_line()}", flush=True)
-
-    stats = results["stats"]
-    p99 = stats.latency.p99_ms
-    print(
-        f"target: /api/admin/stats p99 < {STATS_P99_TARGET_MS:.0f} ms at concurrency {concurrency}: "
-        f"{p99:.1f} ms"
-    )
     for name, result in results.items():
-        lat = result.latency
-        is_stats = name == "stats"
+        targeted = name in ("stats", "analytics")
         what = "bare app, the stats' bytes" if name == "bare" else f"GET {endpoints[name][0]}"
         summary.add(
             f"[{size}] {what} c={concurrency}",
-            f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p95 {lat.p95_ms:.1f} / p99 {lat.p99_ms:.1f} ms"
+            f"{result.rps:.0f} req/s, p50 {result.p50:.1f} / p99 {result.p99:.1f} ms"
             + (f", errors {result.errors}" if result.errors else ""),
-            f"p99 < {STATS_P99_TARGET_MS:.0f} ms" if is_stats else "",
-            (lat.p99_ms < STATS_P99_TARGET_MS and not result.errors) if is_stats else None,
+            f"p99 < {STATS_P99_TARGET_MS:.0f} ms" if targeted else "",
+            (result.p99 < STATS_P99_TARGET_MS and not result.errors) if targeted else None,
         )
-        issued = max(result.issued, 1)
         summary.add(
-            f"[{size}]   cpu per request | cores busy",
-            f"server {result.server_cpu / issued * 1000:.2f} ms, "
-            f"PostgreSQL {result.database_cpu / issued * 1000:.2f} ms | "
-            f"server {result.cores(result.server_cpu):.2f}, "
-            f"PostgreSQL {result.cores(result.database_cpu):.2f}, "
-            f"client {result.cores(result.client_cpu):.2f}, rest {result.cores(result.other_cpu):.2f}",
+            f"[{size}]   cpu per request",
+            f"server {result.cpu_ms:.2f} ms, PostgreSQL {result.db_ms:.2f} ms",
         )
     for name, result in unqueued.items():
-        lat = result.latency
         summary.add(
             f"[{size}] GET {endpoints[name][0]} c=1 (unqueued)",
-            f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p99 {lat.p99_ms:.1f} ms, "
-            f"server {result.server_cpu / max(result.issued, 1) * 1000:.2f} ms CPU/req",
+            f"{result.rps:.0f} req/s, p50 {result.p50:.1f} / p99 {result.p99:.1f} ms, "
+            f"server {result.cpu_ms:.2f} ms CPU/req",
         )
-    for rate, result in paced.items():
-        lat = result.latency
-        summary.add(
-            f"[{size}] GET /api/admin/stats open loop {rate:g} req/s",
-            f"{result.rps:.0f} req/s, p50 {lat.p50_ms:.1f} / p95 {lat.p95_ms:.1f} / p99 {lat.p99_ms:.1f} ms, "
-            f"server {result.cores(result.server_cpu):.2f} cores",
-        )
-
-
-def _cpu(result: LoadResult) -> float:
-    return result.server_cpu / max(result.issued, 1)
 
 
 @dataclass(frozen=True)
@@ -583,8 +570,9 @@ class Plan:
     concurrency: int
     rounds: int
     serial: float
-    open_rates: tuple[float, ...]
+    workers: int
     seed: int
+    profile: str | None = None
 
 
 def parse_args(argv: Sequence[str] | None) -> Plan:
@@ -615,15 +603,20 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         "--serial", type=float, help="seconds at concurrency 1 per endpoint, 0 to skip (default 5)"
     )
     parser.add_argument(
-        "--open-rates",
-        default="",
-        help="offered loads (req/s) for open-loop runs on /api/admin/stats, e.g. 25,50 (default none)",
+        "--workers", help="server processes (default: WEB_CONCURRENCY, else one per usable core, as deployed)"
     )
     parser.add_argument("--seed", type=int, default=7, help="random seed of the data (default 7)")
+    parser.add_argument(
+        "--profile",
+        help="afterwards, py-spy raw stacks of the server processes under the stats' load here (and "
+        "PATH.analytics under the analytics')",
+    )
     args = parser.parse_args(argv)
+    from cara.serve import web_concurrency  # reads no settings
+
     quick, full = (
-        Plan((200, 1000), 60, 20, "bulk", 3.0, 1.0, 20, 2, 2.0, (), 7),
-        Plan((2000, 10000), 300, 100, "bulk", 5.0, 2.0, 20, 4, 5.0, (), 7),
+        Plan((200, 1000), 60, 20, "bulk", 3.0, 1.0, 20, 2, 2.0, 1, 7),
+        Plan((2000, 10000), 300, 100, "bulk", 5.0, 2.0, 20, 4, 5.0, 1, 7),
     )
     base = quick if args.quick else full
     sizes = tuple(int(x) for x in args.hospitals.split(",")) if args.hospitals else base.sizes
@@ -641,8 +634,9 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         concurrency=args.concurrency,
         rounds=max(1, args.rounds or base.rounds),
         serial=args.serial if args.serial is not None else base.serial,
-        open_rates=tuple(float(x) for x in args.open_rates.split(",") if x.strip()),
+        workers=web_concurrency(args.workers),
         seed=args.seed,
+        profile=args.profile,
     )
 
 
@@ -740,6 +734,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = Summary()
 
     def body(api: ApiServer) -> None:
+        assert isinstance(api, ServeServer)
         token = bootstrap_admin(api)
         log("first admin bootstrapped and logged in")
         rng = random.Random(plan.seed)
@@ -763,11 +758,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         concurrency=plan.concurrency,
                         rounds=plan.rounds,
                         serial=plan.serial,
-                        open_rates=plan.open_rates,
                         bare=bare,
                     )
                 finally:
                     bare.stop()
+        if plan.profile:
+            binary = ensure_wrk()
+            for name, endpoint, out in (
+                ("stats", STATS, plan.profile),
+                ("analytics", ANALYTICS, plan.profile + ".analytics"),
+            ):
+                log(f"py-spy under the {name} load ({load_average()})")
+                row = Row(name, _path(endpoint), (token,), True)
+                profile(
+                    api, binary, row, out, seconds=plan.duration, connections=plan.concurrency, native=False
+                )
 
     return run_bench(
         plan,
@@ -780,6 +785,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ADMIN_MFA_REQUIRED": "false",
         },
         modules=("cara.admin_console.service", "cara.analytics.rollups", "cara.analytics.periods"),
+        server=lambda path: ServeServer(path, plan.workers),
     )
 
 

@@ -16,8 +16,10 @@ per-request cost every authenticated call pays; each page is also printed as a r
 
 Load: wrk -t1 -c`--connections` (gzip accepted, as browsers do) for `--duration` s after 1 s of
 warm-up, product and bare alternating over `--rounds` rounds (so the shared machine's background
-load cancels out). The bare app (ops/bench/bare_app.py: FastAPI, `async def`, no middleware, same
-uvicorn flags, one worker each) answers the product's first-page bytes uncompressed. Prints req/s,
+load cancels out). The product runs as deployed, `python -m cara.serve` with `--workers` processes
+(default WEB_CONCURRENCY, else one per usable core; printed, with the load average); the bare app
+(ops/bench/bare_app.py: FastAPI, `async def`, no middleware, one uvicorn process) answers the
+product's first-page bytes uncompressed. Prints req/s,
 p50, p99 (medians over rounds), server CPU per request, the product/bare ratios, page bytes raw and
 gzip, and the targets: p99 < 30 ms at 50 clients, the deep page within 1.2x of the first (p50).
 
@@ -41,6 +43,7 @@ from urllib.parse import urlencode
 import httpx
 import request_overhead
 from _common import ApiServer, Login, Summary, create_doctors, create_hospitals, log, run_bench
+from consultations_list import ServeServer, load_average
 from request_overhead import BareServer, Load, Row, ensure_wrk, wrk
 
 P99_TARGET_MS = 30.0
@@ -65,12 +68,14 @@ class Plan:
     connections: int
     whole: bool
     profile: str | None = None
+    workers: int = 1
 
     def __str__(self) -> str:
         return (
             f"hospitals of {', '.join(f'{n:,}' for n in self.sizes)} doctors; "
             f"wrk -t1 -c{self.connections}, 1 s warm-up + {self.duration:g} s per server and row, "
-            f"{self.rounds} rounds alternating product/bare"
+            f"{self.rounds} rounds alternating product/bare; python -m cara.serve with {self.workers} "
+            "server process(es), the bare app one uvicorn process"
         )
 
 
@@ -85,11 +90,19 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
     parser.add_argument(
         "--profile", help="afterwards, py-spy raw stacks of the product under the last first-page row here"
     )
+    parser.add_argument(
+        "--workers", help="server processes (default: WEB_CONCURRENCY, else one per usable core, as deployed)"
+    )
     args = parser.parse_args(argv)
+    from cara.serve import web_concurrency  # reads no settings
+
+    workers = web_concurrency(args.workers)
     if args.quick:
-        return Plan((200, 2000), 3.0, 1, args.connections, args.whole, args.profile)
+        return Plan((200, 2000), 3.0, 1, args.connections, args.whole, args.profile, workers)
     sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
-    return Plan(sizes, args.duration, max(1, args.rounds), args.connections, args.whole, args.profile)
+    return Plan(
+        sizes, args.duration, max(1, args.rounds), args.connections, args.whole, args.profile, workers
+    )
 
 
 CERTIFICATIONS = [
@@ -166,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     binary = ensure_wrk()
 
     def body(api: ApiServer) -> None:
+        assert isinstance(api, ServeServer)
+        log(f"python -m cara.serve, {api.workers} server process(es): pids {api.pids()}; {load_average()}")
         hospitals: list[Login] = create_hospitals(len(plan.sizes))
         rows: list[Row] = []
         answers: dict[str, bytes] = {}
@@ -217,22 +232,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 bare.wait_ready("/api/doctors/page")
                 servers = {
-                    "product": (api.base_url, api.process.pid),
-                    "bare": (bare.base_url, bare.process.pid),
+                    # The product's CPU: the supervisor and every server process of cara.serve.
+                    "product": (api.base_url, api.process.pid, api.cpu_seconds),
+                    "bare": (bare.base_url, bare.process.pid, None),
                 }
                 results: dict[tuple[str, str], Load] = {}
                 for row in rows:
                     for r in range(plan.rounds):
                         order = ("product", "bare") if r % 2 == 0 else ("bare", "product")
                         for which in order:
-                            url, pid = servers[which]
+                            url, pid, cpu_of = servers[which]
                             wrk(binary, url, pid, row, seconds=1, connections=plan.connections)
                             load = wrk(
-                                binary, url, pid, row, seconds=plan.duration, connections=plan.connections
+                                binary,
+                                url,
+                                pid,
+                                row,
+                                seconds=plan.duration,
+                                connections=plan.connections,
+                                cpu_of=cpu_of,
                             )
                             results.setdefault((row.name, which), Load()).add(load)
                     p, b = results[(row.name, "product")], results[(row.name, "bare")]
-                    log(f"{row.name}\n    product {p.line()}\n    bare    {b.line()}")
+                    log(f"{row.name} ({load_average()})\n    product {p.line()}\n    bare    {b.line()}")
                     summary.add(
                         f"{row.name}",
                         f"{p.rps:.0f} req/s, p50 {p.p50:.1f} / p99 {p.p99:.1f} ms"
@@ -278,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 native=False,
             )
 
-    return run_bench(plan, summary, body)
+    return run_bench(plan, summary, body, server=lambda path: ServeServer(path, plan.workers))
 
 
 if __name__ == "__main__":

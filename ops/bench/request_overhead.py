@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,11 +188,23 @@ class Load:
         )
 
 
-def wrk(binary: str, base_url: str, pid: int, row: Row, *, seconds: float, connections: int) -> Load:
+def wrk(
+    binary: str,
+    base_url: str,
+    pid: int,
+    row: Row,
+    *,
+    seconds: float,
+    connections: int,
+    cpu_of: Callable[[], float] | None = None,
+) -> Load:
+    """`cpu_of`: the server's CPU seconds so far when it is more than process `pid` (several
+    server processes)."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(_LUA % {"tokens": ", ".join(f'"{t}"' for t in row.tokens)})
+    server_cpu = cpu_of or (lambda: process_cpu_seconds(pid))
     try:
-        cpu = process_cpu_seconds(pid)
+        cpu = server_cpu()
         done = subprocess.run(
             [
                 binary,
@@ -209,7 +221,7 @@ def wrk(binary: str, base_url: str, pid: int, row: Row, *, seconds: float, conne
             text=True,
             check=True,
         )
-        cpu = process_cpu_seconds(pid) - cpu
+        cpu = server_cpu() - cpu
     finally:
         os.unlink(script.name)
     found = re.search(r"^CARA (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$", done.stdout, re.M)
@@ -299,6 +311,7 @@ def profile(
             "record",
             "--pid",
             str(api.process.pid),
+            "--subprocesses",  # python -m cara.serve's server processes, when it runs several
             "--gil",
             "--rate",
             "200",
