@@ -161,6 +161,12 @@ def tenant_versions(connection: Connection, schemas: Sequence[str]) -> dict[str,
     A catalog query finds the schemas that have a version table, then one `UNION ALL` per
     `VERSION_BATCH` of them reads the rows. A schema without a version table (or without the
     schema itself) maps to an empty set.
+
+    Reading a table locks it until the transaction ends, and the caller's transaction may be
+    long: 10,000 schemas would hold 10,000 locks, more than the server's shared lock table
+    (max_locks_per_transaction x max_connections: 6,400 by default) holds, and the read failed
+    with "out of shared memory" for every session of the server. Each batch is read inside a
+    savepoint that is then rolled back, which releases its locks (the rows are already read).
     """
     names = [naming.checked(s) for s in schemas]
     present = set(
@@ -181,7 +187,12 @@ def tenant_versions(connection: Connection, schemas: Sequence[str]) -> dict[str,
         query = " UNION ALL ".join(
             f"SELECT '{s}' AS schema, version_num FROM \"{s}\".alembic_version" for s in chunk
         )
-        for schema, version in connection.execute(text(query)):
+        savepoint = connection.begin_nested()
+        try:
+            rows = connection.execute(text(query)).all()
+        finally:
+            savepoint.rollback()
+        for schema, version in rows:
             found[schema].add(version)
     return {s: frozenset(v) for s, v in found.items()}
 

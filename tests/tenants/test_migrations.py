@@ -232,6 +232,24 @@ class TestMigrateOnlyWhatNeedsIt:
         assert [r.skipped for r in results] == [True] * len(schemas)
         assert not migrate.failed(results)
 
+    def test_reading_every_version_leaves_no_lock_on_the_schemas(self, client: Any) -> None:
+        # A lock per version table read, held to the end of the caller's transaction, ran the
+        # server's shared lock table out at 10,000 schemas.
+        signup(client, hospital_payload())
+        with platform_session() as s:
+            schemas = registry.all_schema_names(s)
+        with get_engine().begin() as conn:
+            versions = migrate.tenant_versions(conn, schemas)
+            held = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                    " WHERE l.pid = pg_backend_pid() AND c.relname = 'alembic_version'"
+                )
+            ).scalar_one()
+        assert len(schemas) >= 2
+        assert all(versions[s] == frozenset({_head()}) for s in schemas)
+        assert held == 0
+
 
 class TestCli:
     def test_list_and_migrate(self, client: Any, capsys: Any) -> None:
