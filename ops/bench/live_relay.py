@@ -32,6 +32,11 @@ relay answers every packet in order). Only the round trip is measured that way, 
 also prints its round trip (browser sent -> reply complete), and the Opus phase's added round trip
 is compared with both directions' budgets together (< 4 ms). CPU per session is printed for it too.
 
+With --pin, the relay (the API process and every thread it has or makes) runs on CPU 1 only and
+the load generator (this process: the browsers) and the double on CPU 0 only, so the generator
+cannot take the relay's core; PostgreSQL, Redis and whatever else runs on the machine are not
+pinned. The output says which, and each phase prints the machine's load average as it starts.
+
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py; a throwaway database.
 """
 
@@ -446,6 +451,20 @@ def family_cpu_seconds(pid: int | None) -> float:
     return total
 
 
+def pin(pid: int, cpus: set[int]) -> None:
+    """Every thread of `pid` and of its child processes onto `cpus` (threads made later inherit
+    their maker's set). sched_setaffinity acts on one thread: each is set by its id."""
+    pids = [pid]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                pids.append(int(stat.parent.name))
+    for process in pids:
+        for task in Path(f"/proc/{process}/task").iterdir():
+            with contextlib.suppress(OSError):  # a thread that just ended
+                os.sched_setaffinity(int(task.name), cpus)
+
+
 @contextlib.contextmanager
 def api_workers(count: int) -> Iterator[None]:
     """Start the API with `count` uvicorn worker processes instead of _common's one."""
@@ -464,6 +483,7 @@ def api_workers(count: int) -> Iterator[None]:
 
 
 def measure(name: str, load: Any, relay_pid: int | None, double_pid: int) -> Phase:
+    log(f"{name}: load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)")
     cpu_before = (family_cpu_seconds(relay_pid), process_cpu_seconds(double_pid))
     client_before = time.process_time()
     machine_before = machine_busy_seconds()
@@ -606,6 +626,12 @@ def main() -> int:
         default=None,
         help="the relay's LIVE_OPUS_THREADS (threads per direction; 0: transcode on the event loop)",
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the relay on CPU 1, the browsers and the double on CPU 0 (the generator cannot take"
+        " the relay's core)",
+    )
     parser.add_argument("--serve-double", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--tls-dir", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -626,6 +652,15 @@ def _run(args: argparse.Namespace, double: DoubleProcess) -> int:
         env = {**env, "LIVE_OPUS_THREADS": str(args.opus_threads)}
 
     def body(api: ApiServer) -> None:
+        if args.pin:
+            pin(api.process.pid, {1})
+            pin(double.process.pid, {0})
+            pin(os.getpid(), {0})
+            pinning = "relay: CPU 1; browsers and double: CPU 0; databases unpinned"
+        else:
+            pinning = "none (the scheduler's choice; --pin)"
+        summary.add("CPU pinning", pinning)
+        log(f"CPU pinning: {pinning}")
         log(f"creating {args.sessions} doctors")
         doctors = create_doctors([None] * args.sessions)
         url = api.base_url.replace("http://", "ws://") + "/api/live?specialty=generic"
