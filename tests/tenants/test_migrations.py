@@ -251,6 +251,47 @@ class TestMigrateOnlyWhatNeedsIt:
         assert held == 0
 
 
+class TestTenantRoleGrants:
+    def test_every_table_view_and_sequence_of_the_schema_is_granted(self, client: Any) -> None:
+        # The grants name the schema's relations (found through pg_depend) instead of reading all
+        # of pg_class for them; whatever kind of relation the schema holds must still be granted.
+        signup(client, hospital_payload())
+        with platform_session() as s:
+            schema = next(x for x in registry.all_schema_names(s) if x.startswith("hospital_"))
+        with get_engine().begin() as conn:
+            database = str(conn.execute(text("SELECT current_database()")).scalar_one())
+            role = roles.role_for(database, schema)
+            conn.execute(text(f'CREATE TABLE "{schema}".extra_table (id BIGSERIAL PRIMARY KEY)'))
+            conn.execute(text(f'CREATE VIEW "{schema}".extra_view AS SELECT 1 AS one'))
+            conn.execute(text(f'CREATE SEQUENCE "{schema}".extra_sequence'))
+            # Default privileges granted the new ones: take every grant away, then ask again.
+            conn.execute(text(f'REVOKE ALL ON ALL TABLES IN SCHEMA "{schema}" FROM "{role}"'))
+            conn.execute(text(f'REVOKE ALL ON ALL SEQUENCES IN SCHEMA "{schema}" FROM "{role}"'))
+            assert roles.incomplete_roles(conn, [schema]) == {schema}
+            roles.ensure_tenant_role(conn, schema)
+            assert roles.incomplete_roles(conn, [schema]) == set()
+            deletable = set(
+                conn.execute(
+                    text(
+                        "SELECT table_name FROM information_schema.role_table_grants"
+                        " WHERE table_schema = :s AND grantee = :r AND privilege_type = 'DELETE'"
+                    ),
+                    {"s": schema, "r": role},
+                ).scalars()
+            )
+            sequences = conn.execute(
+                text(
+                    "SELECT has_sequence_privilege(:r, :a, 'USAGE'), has_sequence_privilege(:r, :b, 'USAGE')"
+                ),
+                {"r": role, "a": f"{schema}.extra_sequence", "b": f"{schema}.extra_table_id_seq"},
+            ).one()
+            conn.execute(text(f'DROP VIEW "{schema}".extra_view'))
+            conn.execute(text(f'DROP TABLE "{schema}".extra_table'))
+            conn.execute(text(f'DROP SEQUENCE "{schema}".extra_sequence'))
+        assert {"doctors", "alembic_version", "extra_table", "extra_view"} <= deletable
+        assert tuple(sequences) == (True, True)
+
+
 class TestCli:
     def test_list_and_migrate(self, client: Any, capsys: Any) -> None:
         signup(client, hospital_payload())
