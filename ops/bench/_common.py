@@ -811,6 +811,21 @@ def process_cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """utime + stime of `pid` and of every live process under it (a uvicorn supervisor and its
+    worker processes): the CPU of a server however many processes it runs."""
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += process_cpu_seconds(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return total
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds spent non-idle by the whole machine, all cores (Linux /proc/stat); 0.0 elsewhere."""
     try:

@@ -61,7 +61,6 @@ from _common import (
     create_doctors,
     create_hospitals,
     log,
-    process_cpu_seconds,
     run_bench,
 )
 from consultations_list import Load, ServeServer, load_average, wrk
@@ -475,11 +474,10 @@ def bench_endpoints(
         "floor": FLOOR,
         "hospitals": HOSPITALS,
     }
-    bare_pid = bare.process.pid
 
     def run(name: str, seconds: float, connections: int) -> Load:
         url, cpu = (
-            (bare.base_url, lambda: process_cpu_seconds(bare_pid))
+            (bare.base_url, bare.cpu_seconds)
             if name == "bare"
             else (
                 api.base_url,
@@ -490,8 +488,9 @@ def bench_endpoints(
         return wrk(binary, url, [path], token, seconds=seconds, connections=connections, cpu=cpu)
 
     print(
-        f"\nserver: python -m cara.serve, {api.workers} process(es) (pids {api.pids()}); bare app: one "
-        f"uvicorn process; wrk -t1 -c{concurrency}, {warmup:g} s warm-up + {duration:g} s per endpoint"
+        f"\nserver: python -m cara.serve, {api.workers} process(es) (pids {api.pids()}); bare app: "
+        f"{bare.workers} uvicorn process(es); wrk -t1 -c{concurrency}, {warmup:g} s warm-up + {duration:g} s "
+        "per endpoint"
         + (f" and round, {rounds} rounds (order rotates)" if rounds > 1 else "")
         + f"; {load_average()}",
         flush=True,
@@ -724,7 +723,8 @@ def start_bare(api: ApiServer, token: str, into: Path) -> BareServer:
             }
         )
     )
-    bare = BareServer(into / "bare.log", responses)
+    # As many processes as the product (ServeServer.workers), so that the ratios compare like with like.
+    bare = BareServer(into / "bare.log", responses, workers=getattr(api, "workers", 1))
     bare.wait_ready(STATS[0])
     return bare
 

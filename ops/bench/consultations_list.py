@@ -507,17 +507,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 responses,
                 database=plain_conninfo(os.environ["DATABASE_URL"]),
                 accounts=str(doctor.account_id),
+                workers=plan.workers,
             )
             try:
                 bare.wait_ready("/api/consultations")
-                pid = bare.process.pid
                 # wrk sends the Lua script's paths: the floor's prefix goes there, not in the URL.
                 for which, prefix in (("bare", ""), ("bare + 1 read", "/floor")):
                     bare_loads[which], _ = measure(
-                        f"{which}: the first page's bytes (bare_app.py, 1 process)",
+                        f"{which}: the first page's bytes (bare_app.py, {plan.workers} process(es))",
                         bare.base_url,
                         [f"{prefix}/api/consultations"],
-                        lambda: process_cpu_seconds(pid),
+                        bare.cpu_seconds,
                     )
             finally:
                 bare.stop()

@@ -228,13 +228,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for path, content in answers.items()
             }
             (Path(tmp) / "responses.json").write_text(json.dumps(spec))
-            bare = BareServer(Path(tmp) / "bare.log", Path(tmp) / "responses.json")
+            bare = BareServer(Path(tmp) / "bare.log", Path(tmp) / "responses.json", workers=plan.workers)
             try:
                 bare.wait_ready("/api/doctors/page")
                 servers = {
                     # The product's CPU: the supervisor and every server process of cara.serve.
                     "product": (api.base_url, api.process.pid, api.cpu_seconds),
-                    "bare": (bare.base_url, bare.process.pid, None),
+                    "bare": (bare.base_url, bare.process.pid, bare.cpu_seconds),
                 }
                 results: dict[tuple[str, str], Load] = {}
                 for row in rows:

@@ -59,6 +59,7 @@ from _common import (
     plain_conninfo,
     process_cpu_seconds,
     run_bench,
+    tree_cpu_seconds,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -238,7 +239,9 @@ def wrk(
 class BareServer:
     """`python -m uvicorn bare_app:app` with the product's uvicorn flags, as a child process."""
 
-    def __init__(self, log_path: Path, responses: Path, *, database: str = "", accounts: str = "") -> None:
+    def __init__(
+        self, log_path: Path, responses: Path, *, database: str = "", accounts: str = "", workers: int = 1
+    ) -> None:
         from cara.kit.db import async_pool_size
         from cara_devstack import embedded
 
@@ -256,12 +259,18 @@ class BareServer:
             "--host",
             "127.0.0.1",
         ]
-        argv += ["--port", str(self.port), "--workers", "1", "--log-level", "warning"]
+        # As many processes as the product runs (`workers`): its CPU is `cpu_seconds`, all of them.
+        self.workers = workers
+        argv += ["--port", str(self.port), "--workers", str(workers), "--log-level", "warning"]
         env = {**os.environ, "BARE_RESPONSES": str(responses), "BARE_DATABASE": database}
         env |= {"BARE_ACCOUNTS": accounts, "BARE_POOL": str(async_pool_size())}
         self.process = embedded.spawn(
             argv, death_signal=signal.SIGTERM, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT
         )
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the bare app so far: its process, or its supervisor and workers."""
+        return tree_cpu_seconds(self.process.pid)
 
     def wait_ready(self, path: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
