@@ -17,9 +17,12 @@ Nothing clinical is kept here: a handle is an opaque provider token, the rest ar
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import uuid
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis
@@ -129,6 +132,75 @@ def still_held(consultation_id: uuid.UUID, socket_id: str) -> bool:
         return bool(client.register_script(_RENEW)(keys=keys, args=[socket_id, HOLD_TTL_SECONDS]))
     except redis.RedisError:
         return True
+
+
+def still_held_many(claims: Sequence[tuple[uuid.UUID, str]]) -> list[bool]:
+    """`still_held` for several sockets' claims in one round trip (a pipeline of the script).
+    When Redis does not answer, every socket keeps its consultation."""
+    if not claims:
+        return []
+    try:
+        client = get_redis()
+        renew = client.register_script(_RENEW)
+        pipe = client.pipeline(transaction=False)
+        for consultation_id, socket_id in claims:
+            keys = [_holder(consultation_id), _open(consultation_id, socket_id)]
+            renew(keys=keys, args=[socket_id, HOLD_TTL_SECONDS], client=pipe)
+        return [bool(held) for held in pipe.execute()]
+    except redis.RedisError:
+        return [True] * len(claims)
+
+
+class _Renewals:
+    """The claims of one event loop's consultations, renewed together.
+
+    Every open consultation checks its claim every second (`HOLD_RENEW_SECONDS`). One thread
+    hand-off and one Redis round trip each was a hundred a second at a hundred consultations:
+    worker threads taking the GIL back from the event loop while it relays audio, in the middle
+    of its codec calls (stalls of 11-180 ms, ops/bench/live_relay.py). The checks asked within
+    `RENEW_WINDOW_SECONDS` of each other go in one pipeline, from one hand-off."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiting: list[tuple[uuid.UUID, str, asyncio.Future[bool]]] = []
+
+    async def still_held(self, consultation_id: uuid.UUID, socket_id: str) -> bool:
+        answer: asyncio.Future[bool] = self.loop.create_future()
+        if not self.waiting:
+            self.loop.call_later(RENEW_WINDOW_SECONDS, self._send)
+        self.waiting.append((consultation_id, socket_id, answer))
+        return await answer
+
+    def _send(self) -> None:
+        batch, self.waiting = self.waiting, []
+        task = self.loop.create_task(self._renew(batch), name="live-claims")
+        _renewing.add(task)
+        task.add_done_callback(_renewing.discard)
+
+    async def _renew(self, batch: list[tuple[uuid.UUID, str, asyncio.Future[bool]]]) -> None:
+        try:
+            held = await asyncio.to_thread(still_held_many, [(c, s) for c, s, _ in batch])
+        except Exception:  # not Redis (that keeps the claims): the checks are not left waiting
+            log.exception("live consultation claims not renewed")
+            held = [True] * len(batch)
+        for (_, _, answer), result in zip(batch, held, strict=True):
+            if not answer.done():  # its consultation may have ended meanwhile
+                answer.set_result(result)
+
+
+RENEW_WINDOW_SECONDS = 0.2
+_renewals: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Renewals] = weakref.WeakKeyDictionary()
+_renewing: set[asyncio.Task[None]] = set()
+
+
+async def still_held_soon(consultation_id: uuid.UUID, socket_id: str) -> bool:
+    """`still_held`, renewed with the other claims of this event loop asked about within
+    `RENEW_WINDOW_SECONDS` (at most that much later)."""
+    loop = asyncio.get_running_loop()
+    renewals = _renewals.get(loop)
+    if renewals is None:
+        renewals = _renewals[loop] = _Renewals(loop)
+    return await renewals.still_held(consultation_id, socket_id)
 
 
 def release(consultation_id: uuid.UUID, socket_id: str) -> None:

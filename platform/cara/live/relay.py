@@ -312,7 +312,7 @@ class LiveRelay:
         while True:
             await asyncio.sleep(m.PING_SECONDS)
             await self.browser.send({"type": "ping", "at": int(time.monotonic() * 1000)})
-            if not await asyncio.to_thread(rejoin.still_held, self.consultation_id, self.socket_id):
+            if not await rejoin.still_held_soon(self.consultation_id, self.socket_id):
                 log.info("live consultation taken over", extra={"consultation": str(self.consultation_id)})
                 with contextlib.suppress(BrowserGone):
                     await self.browser.send(m.status("error", m.REPLACED, code="replaced"))

@@ -91,7 +91,7 @@ def test_without_a_usable_handle_the_rejoin_primes_a_fresh_session_with_the_stor
     again = open_console(token, None, consultation)
     connected = again.status("connected", timeout=10)
     assert connected["consultationId"] == consultation and connected["resumed"] is False
-    fresh = gemini.sessions[-1]
+    fresh = gemini.session(1)  # listed once its setup is done: waited for, not read at once
     assert fresh.resumption_handle is None
     primed = fresh.wait_for(lambda msg: "clientContent" in msg)["clientContent"]
     context = primed["turns"][0]["parts"][0]["text"]
@@ -195,10 +195,13 @@ def test_a_drained_replica_hands_the_consultation_to_another(
     again = open_console(token, None, consultation)
     connected = again.status("connected", timeout=10)
     assert connected["consultationId"] == consultation and connected["resumed"] is True
+    # The double lists a session once its setup is done, which may be a moment after the
+    # browser is told: wait for it rather than read the list at once.
+    second = gemini.session(1)
     assert [s.resumption_handle for s in gemini.sessions] == [None, "handle-drain"]
     assert connected["awake"] is True
-    gemini.sessions[-1].send_output_transcription("Bed four noted.")
-    gemini.sessions[-1].send_turn_complete()
+    second.send_output_transcription("Bed four noted.")
+    second.send_turn_complete()
     again.until(final_line("assistant", "Bed four noted."))
     lines = stored("independent", consultation, 2)
     assert [line[0] for line in lines] == [0, 1], "no line lost or numbered twice"

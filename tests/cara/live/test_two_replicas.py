@@ -154,7 +154,7 @@ def test_sigterm_of_the_replica_holding_the_socket_loses_nothing(
         assert connected["consultationId"] == consultation
         assert connected["rejoin"] is True and connected["resumed"] is True
         assert connected["awake"] is True, "awake on the first replica, awake on the second"
-        second = gemini.sessions[-1]
+        second = gemini.session(1)  # listed once its setup is done: waited for, not read at once
         assert second is not first
         assert second.resumption_handle == "handle-two-replicas", "the model's context comes back"
         assert consultation_row("independent", consultation).ended_at is None
