@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useState } from 'react';
 
 /** Light/dark theme under localStorage `theme`, default light (spec §2 "Other"). */
 export type Theme = 'light' | 'dark';
@@ -14,7 +14,9 @@ const readTheme = (): Theme => {
 
 export const useTheme = (): [Theme, () => void] => {
     const [theme, setTheme] = useState<Theme>(readTheme);
-    useEffect(() => {
+    // Before the browser paints: a passive effect waits for the next frame under preact/compat,
+    // so a toggle (or a page's first render) showed a frame in the other theme.
+    useLayoutEffect(() => {
         document.documentElement.dataset.theme = theme;
     }, [theme]);
     // A theme chosen in another tab of the app applies here too.
