@@ -100,6 +100,46 @@ class TestList:
         )
         assert found("owusu") == set() and found("kofi") == {a}
 
+    def test_a_search_pages_alike_from_the_newest_consultations_and_from_the_index(
+        self, client: Any, doctor: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # A word in most consultations fills its page from the newest ones (repository.EARLY_WINDOW);
+        # with a window too small for a page the index's matches give it. Same pages either way.
+        from cara.consultations import repository
+
+        base = datetime(2026, 5, 1, 9, tzinfo=UTC)
+        ids = []
+        for i in range(8):
+            cid = start(client, doctor).json()["id"]
+            set_started(doctor, cid, base + timedelta(hours=i // 2))  # pairs share an instant
+            add_lines(doctor, cid, [("user", "chest pain" if i != 5 else "a sprained ankle")])
+            ids.append(cid)
+        add_lines(doctor, ids[0], [("assistant", "pheochromocytoma is unlikely")])
+
+        def pages(q: str, **params: Any) -> list[list[str]]:
+            found, cursor = [], None
+            while True:
+                r = listing(client, doctor, q=q, limit=2, **params, **({"cursor": cursor} if cursor else {}))
+                assert r.status_code == 200, r.text
+                found.append([item["id"] for item in r.json()["items"]])
+                cursor = r.json()["nextCursor"]
+                if cursor is None:
+                    return found
+
+        common, rare = pages("pain"), pages("pheochromocytoma")
+        newest_first = sorted((n for n in range(8) if n != 5), key=lambda n: (n // 2, uuid.UUID(ids[n])))[
+            ::-1
+        ]
+        assert [i for page in common for i in page] == [ids[n] for n in newest_first]
+        assert len(common) == 4 and all(len(page) == 2 for page in common[:3])
+        assert rare == [[ids[0]]]
+        drafts = pages("pain", state="draft")
+        assert [i for page in drafts for i in page] == [i for page in common for i in page]
+        for window in (1, 3):
+            monkeypatch.setattr(repository, "EARLY_WINDOW", window)
+            assert pages("pain") == common and pages("pheochromocytoma") == rare
+            assert pages("pain", state="draft") == drafts
+
     def test_filters_by_day_and_state(self, client: Any, doctor: dict[str, str]) -> None:
         march = start(client, doctor).json()["id"]
         april = start(client, doctor).json()["id"]
