@@ -32,7 +32,9 @@ def _prefix(database: str) -> str:
     return "ct" + hashlib.sha256(database.encode()).hexdigest()[:8]
 
 
-@lru_cache(maxsize=4096)
+# One entry per tenant: sized for tens of thousands of hospitals (at 4,096 the cache was
+# emptied over and over by a load spread over 10,000, ops/bench/foundation.py section 3).
+@lru_cache(maxsize=65536)
 def role_for(database: str, schema: str) -> str:
     return f"{_prefix(database)}_{naming.checked(schema)}"
 

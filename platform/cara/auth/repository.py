@@ -198,7 +198,9 @@ def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> 
     return _user_query_head(schema, role) + b"'" + str(account_id).encode() + b"'; COMMIT"
 
 
-@functools.lru_cache(maxsize=4096)
+# One entry per tenant: sized for tens of thousands of hospitals (at 4,096 the cache was
+# emptied over and over by a load spread over 10,000, ops/bench/foundation.py section 3).
+@functools.lru_cache(maxsize=65536)
 def _user_query_head(schema: str | None, role: str | None) -> bytes:
     """The query up to the account id (`WHERE a.id = `): the same for every user of a tenant."""
     parts: list[sql.Composable] = [sql.SQL("BEGIN READ ONLY; ")]

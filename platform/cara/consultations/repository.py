@@ -128,7 +128,9 @@ class _ListSql(NamedTuple):
     plain: bytes  # the page without a search, up to the doctor's id
 
 
-@functools.lru_cache(maxsize=4096)
+# One entry per tenant: sized for tens of thousands of hospitals (at 4,096 the cache was
+# emptied over and over by a load spread over 10,000, ops/bench/foundation.py section 3).
+@functools.lru_cache(maxsize=65536)
 def _list_sql(schema: str, role: str) -> _ListSql:
     s = sql.Identifier(schema)
     columns = sql.SQL(_LIST_COLUMNS).format(s=s)

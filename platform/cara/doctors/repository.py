@@ -192,7 +192,9 @@ def _literal(value: Any) -> bytes:
     return sql.Literal(value).as_bytes(None)
 
 
-@functools.lru_cache(maxsize=4096)
+# One entry per tenant: sized for tens of thousands of hospitals (at 4,096 the cache was
+# emptied over and over by a load spread over 10,000, ops/bench/foundation.py section 3).
+@functools.lru_cache(maxsize=65536)
 def _page_head(schema: str, role: str) -> bytes:
     """The page's query up to the hospital id: the same for every request of a tenant."""
     return (
