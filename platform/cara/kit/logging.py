@@ -25,20 +25,38 @@ _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskN
 _ENCODER = json.JSONEncoder(default=str)
 
 
+# The second a line was written in, and its date and time up to the second: they change once a
+# second, so they are formatted once a second. One tuple, replaced whole: threads never see
+# one second's number with another's text.
+_ts_second: tuple[int, str] = (-1, "")
+
+
+def _entry(created: float, level: str, logger: str, msg: str) -> dict[str, object]:
+    """What every line starts with: time (UTC, milliseconds), level, logger, message, and the
+    request id and trace id of the context it is written in."""
+    global _ts_second
+    second = int(created)
+    cached = _ts_second
+    if cached[0] != second:
+        cached = _ts_second = (second, datetime.fromtimestamp(second, UTC).isoformat()[:19])
+    entry: dict[str, object] = {
+        "ts": f"{cached[1]}.{int((created - second) * 1000):03d}+00:00",
+        "level": level,
+        "logger": logger,
+        "msg": msg,
+    }
+    request_id = request_id_var.get()
+    if request_id:
+        entry["request_id"] = request_id
+    span = trace.get_current_span().get_span_context()
+    if span.is_valid:
+        entry["trace_id"] = format(span.trace_id, "032x")
+    return entry
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, object] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        request_id = request_id_var.get()
-        if request_id:
-            entry["request_id"] = request_id
-        span = trace.get_current_span().get_span_context()
-        if span.is_valid:
-            entry["trace_id"] = format(span.trace_id, "032x")
+        entry = _entry(record.created, record.levelname.lower(), record.name, record.getMessage())
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 entry[key] = value
@@ -51,8 +69,6 @@ _ACCESS = logging.getLogger("cara.access")
 # The handler configure_logging installed: while it is the only one in the way of the access log,
 # `access_line` may write the access log's lines to its stream itself (see there).
 _json_handler: logging.StreamHandler[TextIO] | None = None
-_ts_second = -1
-_ts_prefix = ""
 
 
 def access_line(method: str, route: str, status: int, duration_ms: float) -> None:
@@ -85,25 +101,7 @@ def access_line(method: str, route: str, status: int, duration_ms: float) -> Non
             "request", extra={"method": method, "route": route, "status": status, "duration_ms": duration_ms}
         )
         return
-    global _ts_second, _ts_prefix
-    now = time.time()
-    second = int(now)
-    if second != _ts_second:
-        # The date and time up to the second change once a second: formatted once per second.
-        _ts_prefix = datetime.fromtimestamp(second, UTC).isoformat()[:19]
-        _ts_second = second
-    entry: dict[str, object] = {
-        "ts": f"{_ts_prefix}.{int((now - second) * 1000):03d}+00:00",
-        "level": "info",
-        "logger": "cara.access",
-        "msg": "request",
-    }
-    request_id = request_id_var.get()
-    if request_id:
-        entry["request_id"] = request_id
-    span = trace.get_current_span().get_span_context()
-    if span.is_valid:
-        entry["trace_id"] = format(span.trace_id, "032x")
+    entry = _entry(time.time(), "info", "cara.access", "request")
     entry["method"] = method
     entry["route"] = route
     entry["status"] = status
