@@ -62,11 +62,21 @@ def write(lines: list[Any], store_lines: Any, monkeypatch: Any, retries: int) ->
     from cara.live.repository import TenantScope
     from cara.live.transcript import TranscriptWriter
 
-    monkeypatch.setattr(transcript, "store_lines", store_lines)
+    consultation_id = uuid.uuid4()
+    stored_for_real = transcript.store_lines
+
+    def this_consultations(scope: Any, consultation: Any, batch: Any) -> None:
+        # Only this writer's lines go to `store_lines`: a relay of an earlier test may still be
+        # storing its last lines on a server thread of this process, through the same module.
+        if consultation != consultation_id:
+            return stored_for_real(scope, consultation, batch)
+        return store_lines(scope, consultation, batch)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(transcript, "store_lines", this_consultations)
     monkeypatch.setattr(transcript, "STORE_RETRY_DELAYS_SECONDS", (0.01,) * retries)
 
     async def consultation() -> bool:
-        writer = TranscriptWriter(TenantScope("independent", "role", uuid.uuid4()), uuid.uuid4())
+        writer = TranscriptWriter(TenantScope("independent", "role", uuid.uuid4()), consultation_id)
         for line in lines:
             writer.put([line])
         await writer.close()
