@@ -6,8 +6,8 @@ statement there by the schema it names. Nothing changes on plain PostgreSQL: eve
 first asks `active()`, and the callers (provisioning, platform migrations, roles, restore) behave
 exactly as before when it says no.
 
-* Platform tables that tenant tables reference (and those they reference in turn) become
-  reference tables, copied to every node, so tenant foreign keys into them hold on any worker.
+* Platform tables that tenant tables refer to (and those they reference in turn) become
+  reference tables, copied to every node, so a tenant's queries join with them on its worker.
   The other platform tables stay on the coordinator (Citus makes those with keys into reference
   tables "Citus local tables" on its own).
 * A new tenant schema is created with `citus.enable_schema_based_sharding` on for that one
@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Table, text
 
 from cara.models import PlatformBase, TenantBase
 from cara.models.base import PLATFORM_SCHEMA
+from cara.models.tenant import REFERENCES
 from tenants import naming
 
 
@@ -34,7 +35,7 @@ def active(connection: Connection) -> bool:
 
 
 def reference_tables() -> list[str]:
-    """Platform tables that tenant tables reference, closed over their own keys; parents first."""
+    """Platform tables that tenant tables refer to, closed over their own keys; parents first."""
     platform = {t.name: t for t in PlatformBase.metadata.tables.values()}
 
     def parents(table: Table) -> set[str]:
@@ -44,9 +45,16 @@ def reference_tables() -> list[str]:
             if fk.column.table.schema == PLATFORM_SCHEMA and fk.column.table is not table
         }
 
+    def referenced(table: Table) -> set[str]:
+        """What a tenant table refers to: its keys into platform, and the columns that hold a
+        platform row's id without a key (cara.models.tenant.account_id_column), which the
+        tenant's queries join with all the same."""
+        named = {str(c.info[REFERENCES]) for c in table.columns if REFERENCES in c.info}
+        return parents(table) | {ref.split(".")[1] for ref in named}
+
     needed: set[str] = set()
     for table in TenantBase.metadata.tables.values():
-        needed |= parents(table)
+        needed |= referenced(table)
     frontier = set(needed)
     while frontier:
         frontier = {p for name in frontier for p in parents(platform[name])} - needed

@@ -174,13 +174,16 @@ def _reset_database() -> None:
         ).scalars()
         for schema in list(schemas):
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        # Every table by name: no key from a tenant schema into platform.accounts lets the
+        # truncation of accounts below take a tenant table with it.
         conn.execute(
             text(
                 "TRUNCATE independent.doctors, independent.audit_events,"
                 " independent.consultations, independent.transcript_lines,"
                 " independent.consultation_drafts, independent.consultation_notes,"
                 " independent.consultation_note_entries, independent.record_settings,"
-                " independent.recording_uploads, independent.recording_parts"
+                " independent.recording_uploads, independent.recording_parts,"
+                " independent.certificate_files"
             )
         )
         conn.execute(

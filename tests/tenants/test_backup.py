@@ -246,8 +246,8 @@ class TestRoundTrip:
             "subscriptions": 1,
             "payments": 1,
         }
-        # doctors, certificate files, consultations and recording uploads point at platform accounts.
-        assert [fk["references_schema"] for fk in meta["foreign_keys"]] == ["platform"] * 4
+        # No key leaves the schema (tenant revision t0008): accounts are referred to by id only.
+        assert meta["foreign_keys"] == []
         # Recordings waiting to be processed move with the tenant (their audio until it is processed).
         assert {"recording_uploads", "recording_parts"} <= set(meta["tables"])
         assert f"exported {schema}" in a["export_output"] and "audit_events" in a["export_output"]
@@ -309,6 +309,32 @@ class TestRoundTrip:
             ids = list(conn.execute(text(f'SELECT id FROM "{schema}".audit_events ORDER BY id')).scalars())
         assert len(ids) == len(before_a["tables"]["audit_events"]) + 1 and ids[-1] > ids[-2]
         print(f"\nexport {a['export_seconds']:.2f}s, restore {restore_seconds:.2f}s", end="")
+
+
+class TestExportFromBeforeT0008:
+    def test_its_keys_into_accounts_come_back_and_the_migration_drops_them(
+        self, client: Any, capsys: Any, tmp_path: Path
+    ) -> None:
+        from tenants import migrate
+        from tests.tenants.test_account_keys import KEYS, PREVIOUS, _downgrade, _keys_into_platform
+
+        a = new_hospital(client, "Before Keys Hospital", stripe=False)
+        schema = a["schema"]
+        with get_engine().begin() as conn:
+            _downgrade(conn, schema, PREVIOUS)  # the shape an export of that time has
+        archive = tmp_path / "old.dump"
+        assert run(capsys, "export", schema, "--out", str(archive))[0] == 0
+        meta = json.loads(backup.sidecar_path(archive).read_text())
+        assert {(fk["table"], fk["name"]) for fk in meta["foreign_keys"]} == KEYS
+        assert run(capsys, "delete", schema, "--confirm", schema)[0] == 0
+
+        status, _, err = run(capsys, "restore", str(archive))
+        assert status == 0, err
+        with get_engine().begin() as conn:
+            # Added after the platform rows: they validate against the restored accounts.
+            assert _keys_into_platform(conn, schema) == KEYS
+            migrate.upgrade_tenant_schema(conn, schema)
+            assert _keys_into_platform(conn, schema) == set()
 
 
 class TestRefusals:

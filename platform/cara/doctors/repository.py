@@ -10,11 +10,12 @@ from decimal import Decimal
 from typing import Any
 
 from psycopg import sql
-from sqlalchemy import Integer, Row, Select, String, bindparam, func, or_, select, tuple_
+from sqlalchemy import Integer, Row, Select, String, bindparam, delete, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from cara.kit.db import fetch_sets
 from cara.models import Account, DoctorProfile
+from cara.models.tenant import account_columns
 
 
 def _doctors(hospital_id: uuid.UUID) -> Select[tuple[Account, DoctorProfile]]:
@@ -43,6 +44,20 @@ def get_for_hospital(
         query = query.with_for_update()
     row = session.execute(query).tuples().first()
     return (row[0], row[1]) if row else None
+
+
+def delete_account_rows(session: Session, account_id: uuid.UUID) -> dict[str, int]:
+    """Delete every row of the session's tenant schema that names the account in a column made by
+    `account_id_column` (profile, certificate files, consultations, recording uploads), children's
+    tables first; in-schema keys take what hangs off them (transcripts, drafts, notes, audio).
+    For a removal of the account, before its platform row goes. Returns rows deleted per table."""
+    deleted: dict[str, int] = {}
+    for column in account_columns():
+        result = session.execute(
+            delete(column.table).where(column == account_id).execution_options(synchronize_session=False)
+        )
+        deleted[column.table.name] = int(getattr(result, "rowcount", 0) or 0)
+    return deleted
 
 
 def list_version(

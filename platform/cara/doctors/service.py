@@ -446,13 +446,21 @@ def update_doctor(
 
 
 def remove_doctor(session: Session, principal: Principal, doctor_id: str, hospital_id: str | None) -> str:
-    """Delete the doctor's account; the profile, certificate files and consultations go with it."""
+    """Delete the doctor's account with their profile, certificate files, consultations (and
+    everything hanging off them) and recording uploads.
+
+    The tenant rows are deleted here, in the hospital's own schema (the session's, where the
+    profile was found), children before parents and before the account: no foreign key from a
+    tenant schema into platform.accounts does it (each hospital's keys would make this one
+    DELETE visit, and lock, every hospital's tables; cara.models.tenant.account_id_column)."""
     own = own_hospital(principal, hospital_id)
     found = repository.get_for_hospital(session, own, _doctor_id(doctor_id), lock=True)
     if found is None:
         raise NotFound(DOCTOR_NOT_FOUND)
-    account, _profile = found
+    account, profile = found
     removed_id = account.id
+    repository.delete_account_rows(session, removed_id)
+    session.expunge(profile)  # deleted above; the unit of work must not touch it again
     session.delete(account)
     session.flush()
     audit.record_tenant(

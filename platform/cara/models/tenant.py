@@ -1,8 +1,9 @@
 """Tenant tables: one copy per tenant schema (`hospital_<id>` or `independent`).
 
 They carry no schema here; the session's schema_translate_map supplies it.
-References go only to this tenant's own tables or to platform tables, never to
-another tenant schema (the rule that keeps Citus schema sharding possible).
+Foreign keys go only to this tenant's own tables, never to another schema (the rule
+that keeps Citus schema sharding possible); an account is referred to by its id alone
+(`account_id_column`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Column,
     DateTime,
     ForeignKey,
     Index,
@@ -26,10 +28,34 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, MappedColumn, mapped_column
 
 from cara.models.base import TenantBase, created_at, updated_at, uuid_pk
-from cara.models.platform import Account
+
+# What a column holding a `platform.accounts` id says in its `info`. There is deliberately no
+# FOREIGN KEY across schemas: each would put two triggers per hospital on platform.accounts, and
+# deleting one account would then cascade into (and lock) every hospital's tables. An account's
+# tenant rows are deleted explicitly, in its own schema, when the account is removed
+# (cara.doctors.service.remove_doctor). tenants.citus still reads the reference: the tables a
+# tenant table joins with are Citus reference tables.
+REFERENCES = "references"
+ACCOUNT_ID = "platform.accounts.id"
+
+
+def account_id_column(**kwargs: Any) -> MappedColumn[Any]:
+    """A tenant table's reference to an account, without a database-level key (above)."""
+    return mapped_column(UUID(as_uuid=True), nullable=False, info={REFERENCES: ACCOUNT_ID}, **kwargs)
+
+
+def account_columns() -> list[Column[Any]]:
+    """Every tenant column made by `account_id_column`, children's tables before their parents'
+    (the order a removal deletes in: a child first never leaves a cascade or SET NULL to do)."""
+    return [
+        column
+        for table in reversed(TenantBase.metadata.sorted_tables)
+        for column in table.columns
+        if column.info.get(REFERENCES) == ACCOUNT_ID
+    ]
 
 
 def default_availability() -> list[dict[str, Any]]:
@@ -47,12 +73,7 @@ class DoctorProfile(TenantBase):
     __tablename__ = "doctors"
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    account_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True),
-        ForeignKey(Account.__table__.c.id, ondelete="CASCADE"),
-        unique=True,
-        nullable=False,
-    )
+    account_id: Mapped[uuid.UUID] = account_id_column(unique=True)
     specialty: Mapped[str] = mapped_column(String(50), nullable=False)
     license_number: Mapped[str] = mapped_column(String(100), nullable=False)
     experience: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
@@ -98,9 +119,7 @@ class CertificateFile(TenantBase):
     __table_args__ = (Index("ix_certificate_files_account_id", "account_id"),)
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    account_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
-    )
+    account_id: Mapped[uuid.UUID] = account_id_column()
     file_name: Mapped[str] = mapped_column(String(255), nullable=False)
     content_type: Mapped[str] = mapped_column(String(100), nullable=False)
     size_bytes: Mapped[int] = mapped_column(Integer, nullable=False)
@@ -147,9 +166,7 @@ class Consultation(TenantBase):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    doctor_account_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
-    )
+    doctor_account_id: Mapped[uuid.UUID] = account_id_column()
     # The console it ran in (radiologist, cardiologist, ..., generic) and the provider model.
     console: Mapped[str] = mapped_column(String(50), nullable=False)
     model: Mapped[str] = mapped_column(String(200), nullable=False)
@@ -299,9 +316,7 @@ class RecordingUpload(TenantBase):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    doctor_account_id: Mapped[uuid.UUID] = mapped_column(
-        UUID(as_uuid=True), ForeignKey(Account.__table__.c.id, ondelete="CASCADE"), nullable=False
-    )
+    doctor_account_id: Mapped[uuid.UUID] = account_id_column()
     client_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False)
     console: Mapped[str] = mapped_column(String(50), nullable=False)
     consent_basis: Mapped[str] = mapped_column(String(32), nullable=False)

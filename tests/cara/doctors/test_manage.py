@@ -10,8 +10,21 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 
-from cara.kit.db import session_scope
-from cara.models import Account, DoctorProfile, TenantAuditEvent
+from cara.kit.db import get_engine, session_scope
+from cara.models import (
+    Account,
+    CertificateFile,
+    Consultation,
+    ConsultationDraft,
+    ConsultationNote,
+    ConsultationNoteEntry,
+    DoctorProfile,
+    RecordingPart,
+    RecordingUpload,
+    TenantAuditEvent,
+    TranscriptLine,
+)
+from cara.models.base import utcnow
 from tests.cara.doctors.conftest import HospitalAccount, doctor_form, new_hospital
 from tests.factories import auth, doctor_payload, signup
 
@@ -302,6 +315,106 @@ class TestUpdate:
         assert actions == ["doctor.created", "doctor.deactivated", "doctor.activated"]
 
 
+def hospital_schema(of: HospitalAccount) -> str:
+    with session_scope() as s:
+        schema: str = s.execute(
+            text(
+                "SELECT t.schema_name FROM platform.tenants t JOIN platform.hospitals h ON h.tenant_id = t.id"
+                " WHERE h.id = :h"
+            ),
+            {"h": of.hospital_id},
+        ).scalar_one()
+    return schema
+
+
+def add_clinical_rows(schema: str, doctor: uuid.UUID) -> None:
+    """One row of each table that hangs off a doctor: a certificate file, a consultation with a
+    transcript line, a draft, a note and its signature, a recording upload made into that
+    consultation with one part of audio."""
+    with session_scope(schema) as s:
+        s.add(
+            CertificateFile(
+                account_id=doctor,
+                file_name="c.pdf",
+                content_type="application/pdf",
+                size_bytes=1,
+                sha256="0" * 64,
+                content=b"%",
+            )
+        )
+        consultation = Consultation(doctor_account_id=doctor, console="generic", model="m")
+        s.add(consultation)
+        s.flush()
+        s.add(
+            TranscriptLine(
+                consultation_id=consultation.id, seq=0, speaker="user", text="t", spoken_at=utcnow()
+            )
+        )
+        s.add(
+            ConsultationDraft(
+                consultation_id=consultation.id, kind="summary", text="d", model="m", prompt_version="v"
+            )
+        )
+        note = ConsultationNote(consultation_id=consultation.id, text="n")
+        s.add(note)
+        s.flush()
+        s.add(
+            ConsultationNoteEntry(
+                note_id=note.id,
+                number=1,
+                kind="signature",
+                text="n",
+                author_name="Dr",
+                content_sha256="0" * 64,
+            )
+        )
+        upload = RecordingUpload(
+            doctor_account_id=doctor,
+            client_id=uuid.uuid4(),
+            console="generic",
+            consent_basis="doctor_confirmed",
+            recorded_at=utcnow(),
+            mime_type="audio/webm",
+            state="done",
+            consultation_id=consultation.id,
+        )
+        s.add(upload)
+        s.flush()
+        s.add(RecordingPart(upload_id=upload.id, offset=0, data=b"a"))
+
+
+_ROWS_OF = {
+    "doctors": "SELECT count(*) FROM doctors WHERE account_id = :d",
+    "certificate_files": "SELECT count(*) FROM certificate_files WHERE account_id = :d",
+    "consultations": "SELECT count(*) FROM consultations WHERE doctor_account_id = :d",
+    "transcript_lines": "SELECT count(*) FROM transcript_lines t JOIN consultations c"
+    " ON c.id = t.consultation_id WHERE c.doctor_account_id = :d",
+    "consultation_drafts": "SELECT count(*) FROM consultation_drafts x JOIN consultations c"
+    " ON c.id = x.consultation_id WHERE c.doctor_account_id = :d",
+    "consultation_notes": "SELECT count(*) FROM consultation_notes x JOIN consultations c"
+    " ON c.id = x.consultation_id WHERE c.doctor_account_id = :d",
+    "consultation_note_entries": "SELECT count(*) FROM consultation_note_entries e"
+    " JOIN consultation_notes x ON x.id = e.note_id JOIN consultations c ON c.id = x.consultation_id"
+    " WHERE c.doctor_account_id = :d",
+    "recording_uploads": "SELECT count(*) FROM recording_uploads WHERE doctor_account_id = :d",
+    "recording_parts": "SELECT count(*) FROM recording_parts p JOIN recording_uploads u"
+    " ON u.id = p.upload_id WHERE u.doctor_account_id = :d",
+}
+
+
+def rows_of(schema: str, doctor: uuid.UUID | None) -> dict[str, int]:
+    """The doctor's rows in each table of the schema (None: every row)."""
+    with get_engine().connect() as conn:
+        conn.execute(text(f'SET LOCAL search_path TO "{schema}"'))
+        counts = {}
+        for table, query in _ROWS_OF.items():
+            if doctor is None:
+                query = f"SELECT count(*) FROM {table}"
+            counts[table] = int(conn.execute(text(query), {"d": doctor}).scalar_one())
+        conn.rollback()
+    return counts
+
+
 class TestRemove:
     def test_removes_account_profile_and_records_it(self, client: Any, hospital: HospitalAccount) -> None:
         doctor = add(client, hospital, n=70).json()
@@ -323,6 +436,24 @@ class TestRemove:
             f"/api/subscription/check-doctor-limit/{hospital.hospital_id}", headers=hospital.headers
         )
         assert limit.json()["doctorCount"] == 0
+
+    def test_removes_every_row_of_the_doctor_in_the_schema_and_only_theirs(
+        self, client: Any, hospital: HospitalAccount
+    ) -> None:
+        # No key from the schema into platform.accounts cascades: the removal deletes these rows.
+        gone, kept = (uuid.UUID(add(client, hospital, n=n).json()["_id"]) for n in (71, 72))
+        schema = hospital_schema(hospital)
+        for doctor in (gone, kept):
+            add_clinical_rows(schema, doctor)
+        before = {doctor: rows_of(schema, doctor) for doctor in (gone, kept, None)}
+        assert all(n == 1 for n in before[gone].values()), before[gone]
+
+        r = client.request("DELETE", f"/api/doctors/{gone}", headers=hospital.headers)
+        assert r.status_code == 200, r.text
+        assert rows_of(schema, gone) == dict.fromkeys(before[gone], 0)
+        assert rows_of(schema, kept) == before[kept]
+        # Children no longer joined to the removed doctor are gone too, not orphaned.
+        assert rows_of(schema, None) == before[kept]
 
     def test_missing_doctor(self, client: Any, hospital: HospitalAccount) -> None:
         for bad in (str(uuid.uuid4()), "nope"):
