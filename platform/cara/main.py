@@ -26,7 +26,7 @@ from cara.kit import handlers, openapi
 from cara.kit.api_docs import mount_api_docs
 from cara.kit.db import close_async_pool
 from cara.kit.heap import freeze_startup_heap
-from cara.kit.logging import configure_logging
+from cara.kit.logging import configure_logging, flush_access_lines
 from cara.kit.middleware import RequestFrame
 from cara.kit.static import mount_spa
 from cara.live.gauges import live_gauges
@@ -48,6 +48,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         await close_async_pool()  # the event loop's async connections (cara.kit.db)
+        flush_access_lines()  # the last tenth of a second's access lines (cara.kit.logging)
 
 
 def create_app() -> FastAPI:
