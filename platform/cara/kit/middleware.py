@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import re
 import time
 import uuid
@@ -106,7 +107,7 @@ class RequestFrame:
             await self.app(scope, receive, send)
             return
         host = incoming = length = None
-        accepts_gzip = False
+        accepts_gzip = chunked = False
         for name, value in scope.get("headers") or ():
             if name == b"host":
                 if host is None:
@@ -117,6 +118,8 @@ class RequestFrame:
                 length = value
             elif name == b"accept-encoding":
                 accepts_gzip = accepts_gzip or b"gzip" in value
+            elif name == b"transfer-encoding":
+                chunked = True
         app = self.app
         vary_unless_small = False
         if self.gzipped is not None:
@@ -130,7 +133,10 @@ class RequestFrame:
             if not _SAFE_ID.match(request_id):
                 request_id = None
         if request_id is None:
-            request_id = uuid.uuid4().hex
+            # 128 random bits as 32 hex digits, as a uuid4's hex: an id, not a secret, so the
+            # process's generator (reseeded in each forked worker) rather than a system call
+            # and a UUID object per request.
+            request_id = f"{random.getrandbits(128):032x}"
         added = [
             *headers_for(host or b"", scope.get("scheme") == "https"),
             (b"x-request-id", request_id.encode()),
@@ -159,6 +165,11 @@ class RequestFrame:
                     break
             if length is not None and length.isdigit() and int(length) > limit:
                 await _too_large(send_framed, limit)
+                return
+            if not chunked:
+                # The body is the content-length's bytes, checked above, or none at all: the
+                # HTTP parser hands the app no more than that.
+                await app(scope, receive, send_framed)
                 return
             received = 0
 
