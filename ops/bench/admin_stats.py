@@ -1,6 +1,7 @@
 """Admin console reads: `GET /api/admin/stats?timeRange=weekly` over 2,000 and 10,000 hospitals.
 
-    .venv/bin/python ops/bench/admin_stats.py [--hospitals 2000,10000] [--doctors 300] [--quick]
+    .venv/bin/python ops/bench/admin_stats.py [--hospitals 2000,10000] [--doctors 300] [--keep-db NAME]
+        [--lists-only] [--quick]
 
 Prints figures, the target (p99 < 20 ms at concurrency 20, at every size) and the ratio to a bare
 FastAPI app answering the same bytes, measured in the same run.
@@ -29,11 +30,18 @@ floor every endpoint pays) and, for information, `/api/admin/hospitals?range=[0,
 Printed: each load's req/s, p50 and p99 (medians over rounds), server CPU per request (every server
 process) and PostgreSQL CPU per request (the bench database's backends), the load average, and
 stats / bare, analytics / bare and floor / bare. Then each product endpoint at concurrency 1 (the
-unqueued service time). wrk shares the machine's cores with the servers and PostgreSQL; latency
-ratios mean little when the load average is high, server CPU per request much less so.
+unqueued service time). Then the console's lists as react-admin asks for them (25 rows), one load
+each at the same concurrency: the hospitals by creation (the console's default), by name, by name
+on the last page and filtered (unverified), the doctors, the payments and the audit log by their
+defaults, and the payments' last page. `--lists-only`: only the floor and the lists. wrk shares
+the machine's cores with the servers and PostgreSQL; latency ratios mean little when the load
+average is high, server CPU per request much less so.
 
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed);
-a `cara_bench_<random>` database is created and dropped at the end, even on error.
+a `cara_bench_<random>` database is created and dropped at the end, even on error, unless
+`--keep-db NAME`: that database is seeded on the first run and kept; a later run with the same name
+measures it as it is (migrated to the current head; sizes below its hospitals are skipped, larger
+ones topped up). Drop it when done (`DROP DATABASE NAME WITH (FORCE)`).
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -385,14 +394,15 @@ def run_rollups() -> RollupTimes:
     return RollupTimes(refresh, tenant_part, time.perf_counter() - started, count)
 
 
-def bootstrap_admin(api: ApiServer) -> str:
-    """The first admin from FIRST_ADMIN_* (set for this process only), then a real login."""
+def bootstrap_admin(api: ApiServer, *, reused: bool = False) -> str:
+    """The first admin from FIRST_ADMIN_* (set for this process only; already there in a `reused`
+    database), then a real login."""
     from cara.admin_console.service import ensure_first_admin
     from cara.kit.db import session_scope
 
     with session_scope() as session:
         created = ensure_first_admin(session)
-    if not created:
+    if not created and not reused:
         raise RuntimeError("ensure_first_admin did not create the admin (are FIRST_ADMIN_* set?)")
     response = httpx.post(
         f"{api.base_url}/api/auth/login",
@@ -558,6 +568,91 @@ def bench_endpoints(
         )
 
 
+def _list(path: str, sort: tuple[str, str], start: int = 0, **filters: object) -> tuple[str, dict[str, str]]:
+    """A list request as react-admin's data provider sends it (25 rows from `start`)."""
+    import json
+
+    params = {"sort": json.dumps(list(sort)), "range": f"[{start},{start + 24}]"}
+    if filters:
+        params["filter"] = json.dumps(filters)
+    return path, params
+
+
+def _total(client: httpx.Client, endpoint: tuple[str, dict[str, str]]) -> int:
+    response = client.get(endpoint[0], params=endpoint[1])
+    if response.status_code != 200:
+        raise RuntimeError(f"{endpoint[0]}: {response.status_code} {response.text[:300]}")
+    return int(response.headers["content-range"].rsplit("/", 1)[1])
+
+
+def bench_lists(
+    api: ServeServer,
+    token: str,
+    summary: Summary,
+    *,
+    size: int,
+    duration: float,
+    warmup: float,
+    concurrency: int,
+) -> None:
+    """The console's lists, a page of 25 as the console asks for it, one wrk load each (the
+    floor first, for scale): server and PostgreSQL CPU per request."""
+    binary = ensure_wrk()
+    hospitals, payments = "/api/admin/hospitals", "/api/admin/payment-history"
+    with httpx.Client(base_url=api.base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}) as c:
+        hospitals_total = _total(c, _list(hospitals, ("createdAt", "DESC")))
+        payments_total = _total(c, _list(payments, ("date", "DESC")))
+        unverified = _total(c, _list(hospitals, ("createdAt", "DESC"), isVerified=False))
+        loads: dict[str, tuple[str, dict[str, str]]] = {
+            "floor": FLOOR,
+            "hospitals by creation": _list(hospitals, ("createdAt", "DESC")),
+            "hospitals by name": _list(hospitals, ("name", "ASC")),
+            "hospitals by name, last page": _list(hospitals, ("name", "ASC"), max(0, hospitals_total - 25)),
+            "hospitals unverified": _list(hospitals, ("createdAt", "DESC"), isVerified=False),
+            "doctors by creation": _list("/api/admin/doctors", ("createdAt", "DESC")),
+            "payments by date": _list(payments, ("date", "DESC")),
+            "payments by date, last page": _list(payments, ("date", "DESC"), max(0, payments_total - 25)),
+            "audit log": _list("/api/admin/audit-events", ("createdAt", "DESC")),
+        }
+        for name, endpoint in loads.items():
+            answer = c.get(endpoint[0], params=endpoint[1])
+            if answer.status_code != 200:
+                raise RuntimeError(f"{name}: {answer.status_code} {answer.text[:300]}")
+    print(
+        f"\nlists ({hospitals_total} hospitals, {unverified} unverified, {payments_total} payments): "
+        f"wrk -t1 -c{concurrency}, {warmup:g} s warm-up + {duration:g} s each; {load_average()}",
+        flush=True,
+    )
+    for name, endpoint in loads.items():
+        path = _path(endpoint)
+        if warmup > 0:
+            wrk(
+                binary,
+                api.base_url,
+                [path],
+                token,
+                seconds=warmup,
+                connections=concurrency,
+                cpu=api.cpu_seconds,
+            )
+        load = wrk(
+            binary,
+            api.base_url,
+            [path],
+            token,
+            seconds=duration,
+            connections=concurrency,
+            cpu=api.cpu_seconds,
+        )
+        print(f"{name:29} c={concurrency}: {load.line()}", flush=True)
+        summary.add(
+            f"[{size}] {name} c={concurrency}",
+            f"{load.rps:.0f} req/s, server {load.cpu_ms:.2f} ms, PostgreSQL {load.db_ms:.2f} ms CPU/request"
+            + (f", errors {load.errors}" if load.errors else ""),
+        )
+    print(f"after the lists: {load_average()}", flush=True)
+
+
 @dataclass(frozen=True)
 class Plan:
     sizes: tuple[int, ...]
@@ -572,6 +667,8 @@ class Plan:
     workers: int
     seed: int
     profile: str | None = None
+    keep_db: str | None = None
+    lists_only: bool = False
 
 
 def parse_args(argv: Sequence[str] | None) -> Plan:
@@ -610,6 +707,10 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         help="afterwards, py-spy raw stacks of the server processes under the stats' load here (and "
         "PATH.analytics under the analytics')",
     )
+    parser.add_argument("--keep-db", help="seed this database once and keep it; later runs reuse it")
+    parser.add_argument(
+        "--lists-only", action="store_true", help="measure only the floor and the console's lists"
+    )
     args = parser.parse_args(argv)
     from cara.serve import web_concurrency  # reads no settings
 
@@ -636,7 +737,27 @@ def parse_args(argv: Sequence[str] | None) -> Plan:
         workers=web_concurrency(args.workers),
         seed=args.seed,
         profile=args.profile,
+        keep_db=args.keep_db,
+        lists_only=args.lists_only,
     )
+
+
+def seeded_platform() -> tuple[int, set[uuid.UUID]]:
+    """The hospitals a kept database already holds (0 in a fresh one), and the accounts the
+    seeding has already billed or passed over (a top-up bills only the new ones)."""
+    from sqlalchemy import text
+
+    from cara.kit.db import session_scope
+
+    with session_scope() as session:
+        have = session.execute(text("SELECT count(*) FROM platform.hospitals")).scalar_one()
+        seen = session.execute(
+            text(
+                "SELECT id FROM platform.accounts "
+                "WHERE role = 'hospital' OR (role = 'doctor' AND hospital_id IS NULL)"
+            )
+        ).scalars()
+        return int(have), set(seen)
 
 
 def seed_platform(
@@ -735,16 +856,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body(api: ApiServer) -> None:
         assert isinstance(api, ServeServer)
-        token = bootstrap_admin(api)
+        have, seen = seeded_platform()
+        token = bootstrap_admin(api, reused=have > 0)
         log("first admin bootstrapped and logged in")
         rng = random.Random(plan.seed)
-        seen: set[uuid.UUID] = set()
-        have = 0
         for size in plan.sizes:
+            if size < have:
+                print(f"\n== {size} hospitals: skipped, {plan.keep_db} holds {have}", flush=True)
+                continue
             print(f"\n== GET /api/admin/stats over {size} hospitals", flush=True)
-            seed_platform(plan, summary, have=have, size=size, seen=seen, rng=rng)
-            have = size
+            if size > have:
+                seed_platform(plan, summary, have=have, size=size, seen=seen, rng=rng)
+                have = size
+            else:
+                log(f"reusing the {have} hospitals of {plan.keep_db}")
             describe(api, token)
+            lists = partial(
+                bench_lists,
+                api,
+                token,
+                summary,
+                size=size,
+                duration=plan.duration,
+                warmup=plan.warmup,
+                concurrency=plan.concurrency,
+            )
+            if plan.lists_only:
+                lists()
+                continue
             with tempfile.TemporaryDirectory(prefix="cara-bare-") as folder:
                 bare = start_bare(api, token, Path(folder))
                 try:
@@ -762,6 +901,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
                 finally:
                     bare.stop()
+            lists()
         if plan.profile:
             binary = ensure_wrk()
             for name, endpoint, out in (
@@ -785,6 +925,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ADMIN_MFA_REQUIRED": "false",
         },
         modules=("cara.admin_console.service", "cara.analytics.rollups", "cara.analytics.periods"),
+        keep_db=plan.keep_db,
         server=lambda path: ServeServer(path, plan.workers),
     )
 
