@@ -57,7 +57,16 @@ class Tenant(PlatformBase):
 
 class Hospital(PlatformBase):
     __tablename__ = "hospitals"
-    __table_args__ = (CheckConstraint("type IN ('private', 'public')", name="type"),)
+    __table_args__ = (
+        CheckConstraint("type IN ('private', 'public')", name="type"),
+        # The admin console's hospital list, a page at a time by each column it sorts on (ties by
+        # id, as cara.admin_console.repository orders them), and its unverified ones newest first.
+        Index("ix_hospitals_name", "name", "id"),
+        Index("ix_hospitals_email", "email", "id"),
+        Index("ix_hospitals_state", "state", "id"),
+        Index("ix_hospitals_created", "created_at", "id"),
+        Index("ix_hospitals_verified_created", "is_verified", "created_at", "id"),
+    )
 
     id: Mapped[uuid.UUID] = uuid_pk()
     tenant_id: Mapped[uuid.UUID] = mapped_column(
@@ -91,6 +100,9 @@ class Account(PlatformBase):
         # A hospital's doctor list, a page at a time in either order (keyset on (key, id)).
         Index("ix_accounts_hospital_name", "hospital_id", "name", "id"),
         Index("ix_accounts_hospital_created", "hospital_id", "created_at", "id"),
+        # The admin console's list of every doctor, by creation and by name.
+        Index("ix_accounts_doctors_created", "created_at", "id", postgresql_where=text("role = 'doctor'")),
+        Index("ix_accounts_doctors_name", "name", "id", postgresql_where=text("role = 'doctor'")),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
@@ -195,6 +207,25 @@ class Subscription(PlatformBase):
 
 class Payment(PlatformBase):
     __tablename__ = "payments"
+    __table_args__ = (
+        # The admin console's payment history by date (when paid, else when created), newest
+        # first, all of it or one status. The two columns are included so that a deep page's
+        # offset is walked in the index alone (PostgreSQL reads an expression index only when
+        # the expression's columns are in it).
+        Index(
+            "ix_payments_date",
+            text("coalesce(paid_at, created_at)"),
+            "id",
+            postgresql_include=["paid_at", "created_at"],
+        ),
+        Index(
+            "ix_payments_status_date",
+            "status",
+            text("coalesce(paid_at, created_at)"),
+            "id",
+            postgresql_include=["paid_at", "created_at"],
+        ),
+    )
 
     id: Mapped[uuid.UUID] = uuid_pk()
     account_id: Mapped[uuid.UUID | None] = mapped_column(
@@ -233,6 +264,8 @@ class AuditEvent(PlatformBase):
     """Append-only record of platform-level actions (who, what, when)."""
 
     __tablename__ = "audit_events"
+    # The admin console's audit log, newest first.
+    __table_args__ = (Index("ix_audit_events_created", "created_at", "id"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     actor_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
