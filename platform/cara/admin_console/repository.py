@@ -160,7 +160,62 @@ async def month_rollups_async(month: date) -> tuple[list[Rollup], Rollup | None]
     return [Rollup(*row) for row in rows], (Rollup(*latest[0]) if latest else None)
 
 
-# The lists' sort keys (react-admin's field names) as SQL over each list's joins.
+# The lists' sort keys (react-admin's field names) as SQL over each list's joins. A page is
+# ordered by its key, then by id ascending (the order the console has always had); the platform
+# migration p0009 indexes the keys the console sorts on, so a page in either direction walks an
+# index (a backward walk sorts only the rows of an equal key by id: PostgreSQL's incremental sort).
+
+
+@dataclass(frozen=True, slots=True)
+class _List:
+    """A list's SQL: the page's `columns` over `table` (`alias`'s rows, one per listed row) and
+    `joins` (each to at most one row: they never add or remove rows)."""
+
+    columns: bytes
+    table: bytes
+    alias: bytes
+    joins: bytes
+    sort: dict[str, bytes]
+    # Sort keys read from `alias` alone (no join).
+    own_sort: frozenset[str]
+
+
+async def _page_async(
+    listed: _List, query: ListQuery, own: list[bytes], joined: list[bytes]
+) -> tuple[list[tuple[Any, ...]], int]:
+    """The page's rows and the total, in one round trip. `own` are conditions on the list's
+    table alone, `joined` ones that read its joins (each `AND ...`).
+
+    When the order and conditions read the list's table alone, the page's ids come first (an
+    index walk of the offset and the page, a join of nothing) and only the page's rows are
+    joined; the total counts the table alone (an index-only count). Otherwise the joined rows are
+    ordered, and counted, as a whole."""
+    key = listed.sort[query.sort_field]
+    direction = b" DESC" if query.descending else b" ASC"
+    order = b"%s%s, %s.id" % (key, direction, listed.alias)
+    where = b" WHERE true" + b"".join(own) + b"".join(joined)
+    window = b" OFFSET %d LIMIT %d" % (query.start, query.limit)
+    if query.sort_field in listed.own_sort and not joined:
+        table = b" FROM %s %s" % (listed.table, listed.alias)
+        ids = b"SELECT %s.id%s%s ORDER BY %s%s" % (listed.alias, table, where, order, window)
+        page = b"SELECT %s FROM (%s) page JOIN %s %s ON %s.id = page.id%s ORDER BY %s" % (
+            listed.columns,
+            ids,
+            listed.table,
+            listed.alias,
+            listed.alias,
+            listed.joins,
+            order,
+        )
+        count = b"SELECT count(*)%s%s" % (table, where)
+    else:
+        source = b" FROM %s %s%s%s" % (listed.table, listed.alias, listed.joins, where)
+        page = b"SELECT %s%s ORDER BY %s%s" % (listed.columns, source, order, window)
+        count = b"SELECT count(*)" + source
+    rows, total = await fetch_sets(page + b"; " + count)
+    return rows, int(total[0][0])
+
+
 HOSPITAL_SORT = {
     "name": b"h.name",
     "email": b"h.email",
@@ -171,23 +226,19 @@ HOSPITAL_SORT = {
     "doctorsCount": b"coalesce(r.doctors_total, 0)",
     "createdAt": b"h.created_at",
 }
-_HOSPITALS_FROM = (
-    b" FROM platform.hospitals h JOIN platform.tenants t ON t.id = h.tenant_id"
-    b" LEFT JOIN platform.tenant_rollups r ON r.tenant_id = t.id WHERE true"
+# Every hospital has its tenant (a non-null key), so the left join to it neither adds nor removes
+# a row, and a count that reads neither join does not make them (PostgreSQL drops a left join to
+# a unique key whose columns are not read).
+_HOSPITALS = _List(
+    columns=b"h.id, h.name, h.email, h.state, h.country, h.is_verified, t.status,"
+    b" coalesce(r.doctors_total, 0), h.created_at",
+    table=b"platform.hospitals",
+    alias=b"h",
+    joins=b" LEFT JOIN platform.tenants t ON t.id = h.tenant_id"
+    b" LEFT JOIN platform.tenant_rollups r ON r.tenant_id = t.id",
+    sort=HOSPITAL_SORT,
+    own_sort=frozenset(HOSPITAL_SORT) - {"status", "doctorsCount"},
 )
-
-
-async def _page_async(
-    columns: bytes, source: bytes, order: bytes, tiebreak: bytes, query: ListQuery
-) -> tuple[list[tuple[Any, ...]], int]:
-    """`_page` on the event loop: the page's rows and the total, in one round trip. `source` is
-    the FROM clause with its conditions (`WHERE true AND ...`)."""
-    direction = b" DESC" if query.descending else b" ASC"
-    rows, total = await fetch_sets(
-        b"SELECT %s%s ORDER BY %s%s, %s OFFSET %d LIMIT %d; SELECT count(*)%s"
-        % (columns, source, order, direction, tiebreak, query.start, query.limit, source)
-    )
-    return rows, int(total[0][0])
 
 
 async def list_hospitals_async(
@@ -195,22 +246,14 @@ async def list_hospitals_async(
 ) -> tuple[list[tuple[Any, ...]], int]:
     """`list_hospitals` on the event loop: the page's rows (id, name, email, state, country,
     is_verified, status, doctors, created_at) and the total, in one round trip."""
-    where = [_HOSPITALS_FROM]
+    own: list[bytes] = []
     if q:
         pattern = _literal(_like(q))
-        where.append(b" AND (h.name ILIKE %s OR h.email ILIKE %s OR h.state ILIKE %s)" % ((pattern,) * 3))
+        own.append(b" AND (h.name ILIKE %s OR h.email ILIKE %s OR h.state ILIKE %s)" % ((pattern,) * 3))
     if verified is not None:
-        where += [b" AND h.is_verified = ", _literal(verified)]
-    if status:
-        where += [b" AND t.status = ", _literal(status)]
-    return await _page_async(
-        b"h.id, h.name, h.email, h.state, h.country, h.is_verified, t.status, coalesce(r.doctors_total, 0),"
-        b" h.created_at",
-        b"".join(where),
-        HOSPITAL_SORT[query.sort_field],
-        b"h.id",
-        query,
-    )
+        own.append(b" AND h.is_verified = " + _literal(verified))
+    joined = [b" AND t.status = " + _literal(status)] if status else []
+    return await _page_async(_HOSPITALS, query, own, joined)
 
 
 DOCTOR_SORT = {
@@ -222,6 +265,15 @@ DOCTOR_SORT = {
     "isActive": b"a.is_active",
     "createdAt": b"a.created_at",
 }
+_DOCTORS = _List(
+    columns=b"a.id, a.name, a.email, a.specialty, a.hospital_id, h.name, a.is_verified, a.is_active,"
+    b" a.created_at",
+    table=b"platform.accounts",
+    alias=b"a",
+    joins=b" LEFT JOIN platform.hospitals h ON h.id = a.hospital_id",
+    sort=DOCTOR_SORT,
+    own_sort=frozenset(DOCTOR_SORT) - {"hospitalName"},
+)
 
 
 async def list_doctors_async(
@@ -229,25 +281,15 @@ async def list_doctors_async(
 ) -> tuple[list[tuple[Any, ...]], int]:
     """`list_doctors` on the event loop: (id, name, email, specialty, hospital id, hospital name,
     is_verified, is_active, created_at) rows and the total."""
-    where = [
-        b" FROM platform.accounts a LEFT JOIN platform.hospitals h ON h.id = a.hospital_id"
-        b" WHERE a.role = 'doctor'"
-    ]
+    own = [b" AND a.role = 'doctor'"]  # the predicate of the doctors' partial indexes, verbatim
     if q:
         pattern = _literal(_like(q))
-        where.append(b" AND (a.name ILIKE %s OR a.email ILIKE %s)" % (pattern, pattern))
+        own.append(b" AND (a.name ILIKE %s OR a.email ILIKE %s)" % (pattern, pattern))
     if specialty:
-        where += [b" AND a.specialty = ", _literal(specialty)]
+        own.append(b" AND a.specialty = " + _literal(specialty))
     if verified is not None:
-        where += [b" AND a.is_verified = ", _literal(verified)]
-    return await _page_async(
-        b"a.id, a.name, a.email, a.specialty, a.hospital_id, h.name, a.is_verified, a.is_active,"
-        b" a.created_at",
-        b"".join(where),
-        DOCTOR_SORT[query.sort_field],
-        b"a.id",
-        query,
-    )
+        own.append(b" AND a.is_verified = " + _literal(verified))
+    return await _page_async(_DOCTORS, query, own, [])
 
 
 PAYMENT_SORT = {
@@ -255,8 +297,18 @@ PAYMENT_SORT = {
     "plan": b"pl.name",
     "amount": b"pay.amount_cents",
     "status": b"pay.status",
+    # The expression of the payments' date indexes, verbatim.
     "date": b"coalesce(pay.paid_at, pay.created_at)",
 }
+_PAYMENTS = _List(
+    columns=b"pay.id, a.name, pl.name, pay.amount_cents, pay.status, pay.paid_at, pay.created_at",
+    table=b"platform.payments",
+    alias=b"pay",
+    joins=b" LEFT JOIN platform.accounts a ON a.id = pay.account_id"
+    b" LEFT JOIN platform.plans pl ON pl.id = pay.plan_id",
+    sort=PAYMENT_SORT,
+    own_sort=frozenset(PAYMENT_SORT) - {"userName", "plan"},
+)
 
 
 async def list_payments_async(
@@ -264,25 +316,24 @@ async def list_payments_async(
 ) -> tuple[list[tuple[Any, ...]], int]:
     """`list_payments` on the event loop: (id, user name, plan name, amount in cents, status,
     paid_at, created_at) rows and the total."""
-    where = [
-        b" FROM platform.payments pay LEFT JOIN platform.accounts a ON a.id = pay.account_id"
-        b" LEFT JOIN platform.plans pl ON pl.id = pay.plan_id WHERE true"
-    ]
+    own = [b" AND pay.status = " + _literal(status)] if status else []
+    joined: list[bytes] = []
     if q:
         pattern = _literal(_like(q))
-        where.append(b" AND (a.name ILIKE %s OR pl.name ILIKE %s)" % (pattern, pattern))
-    if status:
-        where += [b" AND pay.status = ", _literal(status)]
-    return await _page_async(
-        b"pay.id, a.name, pl.name, pay.amount_cents, pay.status, pay.paid_at, pay.created_at",
-        b"".join(where),
-        PAYMENT_SORT[query.sort_field],
-        b"pay.id",
-        query,
-    )
+        joined.append(b" AND (a.name ILIKE %s OR pl.name ILIKE %s)" % (pattern, pattern))
+    return await _page_async(_PAYMENTS, query, own, joined)
 
 
 AUDIT_SORT = {"createdAt": b"e.created_at", "action": b"e.action"}
+_AUDIT = _List(
+    columns=b"e.id, e.action, actor.email, e.actor_role, e.target_type, e.target_id, e.tenant_schema,"
+    b" e.created_at",
+    table=b"platform.audit_events",
+    alias=b"e",
+    joins=b" LEFT JOIN platform.accounts actor ON actor.id = e.actor_account_id",
+    sort=AUDIT_SORT,
+    own_sort=frozenset(AUDIT_SORT),
+)
 
 
 async def list_audit_events_async(
@@ -290,17 +341,5 @@ async def list_audit_events_async(
 ) -> tuple[list[tuple[Any, ...]], int]:
     """`list_audit_events` on the event loop: (id, action, actor email, actor role, target type,
     target id, tenant schema, created_at) rows and the total."""
-    where = [
-        b" FROM platform.audit_events e LEFT JOIN platform.accounts actor ON actor.id = e.actor_account_id"
-        b" WHERE true"
-    ]
-    if action:
-        where += [b" AND e.action ILIKE ", _literal(_like(action))]
-    return await _page_async(
-        b"e.id, e.action, actor.email, e.actor_role, e.target_type, e.target_id, e.tenant_schema,"
-        b" e.created_at",
-        b"".join(where),
-        AUDIT_SORT[query.sort_field],
-        b"e.id",
-        query,
-    )
+    own = [b" AND e.action ILIKE " + _literal(_like(action))] if action else []
+    return await _page_async(_AUDIT, query, own, [])
