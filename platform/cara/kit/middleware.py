@@ -149,7 +149,8 @@ class RequestFrame:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in HEADER_NAMES]
+                # ASGI header names are lowercase (Starlette writes them so).
+                headers = [h for h in message.get("headers", ()) if h[0] not in HEADER_NAMES]
                 headers += added
                 if vary_unless_small and self._compressible(headers, message["status"]):
                     headers.append((b"vary", b"Accept-Encoding"))
@@ -202,15 +203,16 @@ class RequestFrame:
         if status == 206:
             return False
         minimum = self.gzip_minimum or 0
-        for name, value in headers:
-            lowered = name.lower()
-            if lowered == b"content-encoding":
+        for name, value in headers:  # lowercase names, as ASGI has them
+            if name == b"content-length":
+                if value.isdigit() and int(value) < minimum:
+                    return False
+            elif name == b"content-encoding":
                 return False
-            if lowered == b"vary" and b"accept-encoding" in value.lower():
-                return False  # said already
-            if lowered == b"content-length" and value.isdigit() and int(value) < minimum:
-                return False
-            if lowered == b"content-type":
+            elif name == b"vary":
+                if b"accept-encoding" in value.lower():
+                    return False  # said already
+            elif name == b"content-type":
                 media_type = value.decode("latin-1").partition(";")[0].strip().lower()
                 if media_type in _NOT_COMPRESSED or f"{media_type.partition('/')[0]}/*" in _NOT_COMPRESSED:
                     return False
