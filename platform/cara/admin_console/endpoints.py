@@ -43,7 +43,7 @@ async def _two_factor_on_async(principal: AsyncAdminPrincipal) -> None:
     await service.require_admin_mfa(principal)
 
 
-# The dashboard's and the hospital list's reads: async handlers, one round trip each on the
+# The dashboard's and the lists' reads: async handlers, one round trip each on the
 # event loop, without the request session and thread-pool hand-offs of `router`'s handlers.
 reads = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_two_factor_on_async)])
 
@@ -237,15 +237,13 @@ async def payment_history(
     return _listed(response, "payment-history", query, found)
 
 
-@router.get(
-    "/ai-usage", operation_id="admin_ai_usage", response_model=list[AiUsageOut], responses=READ_ERRORS
-)
-def ai_usage(
-    principal: AdminPrincipal, session: DbSession, response: Response, query: AiUsageQuery
+@reads.get("/ai-usage", operation_id="admin_ai_usage", response_model=list[AiUsageOut], responses=READ_ERRORS)
+async def ai_usage(
+    principal: AsyncAdminPrincipal, response: Response, query: AiUsageQuery
 ) -> list[AiUsageOut]:
     """AI minutes and tokens of live consultations per hospital (the independent doctors as one
     row) over the last `filter.days` days, 30 by default; most tokens first by default."""
-    return _listed(response, "ai-usage", query, service.ai_usage(session, query, query.filters.get("days")))
+    return _listed(response, "ai-usage", query, await service.ai_usage(query, query.filters.get("days")))
 
 
 @reads.get(

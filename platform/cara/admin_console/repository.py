@@ -32,16 +32,6 @@ def _hospitals() -> Select[Any]:
     )
 
 
-def tenants_with_names(session: Session) -> list[tuple[str, uuid.UUID | None, str | None]]:
-    """Every tenant: (schema, hospital id, hospital name); the independent one has no hospital."""
-    rows = session.execute(
-        select(Tenant.schema_name, Hospital.id, Hospital.name).outerjoin(
-            Hospital, Hospital.tenant_id == Tenant.id
-        )
-    ).all()
-    return [(r[0], r[1], r[2]) for r in rows]
-
-
 def hospital_row(session: Session, hospital_id: uuid.UUID) -> Any | None:
     return session.execute(_hospitals().where(Hospital.id == hospital_id)).first()
 
@@ -95,6 +85,16 @@ async def mfa_enabled(account_id: uuid.UUID) -> bool:
         + _literal(account_id)
     )
     return bool(rows and rows[0][0])
+
+
+async def tenants_with_names_async() -> list[tuple[str, str | None, str | None]]:
+    """Every tenant: (schema, hospital id as text, hospital name); the independent one has no
+    hospital. One round trip; the ids come as text, what the AI usage list answers."""
+    (rows,) = await fetch_sets(
+        b"SELECT t.schema_name, h.id::text, h.name FROM platform.tenants t"
+        b" LEFT JOIN platform.hospitals h ON h.tenant_id = t.id"
+    )
+    return rows  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)

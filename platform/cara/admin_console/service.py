@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from cara.admin_console import repository
 from cara.admin_console.schemas import (
@@ -312,38 +313,50 @@ AI_USAGE_DAYS = 30
 INDEPENDENT_NAME = "Independent doctors"
 
 
-def ai_usage(
-    session: Session, query: ListQuery, days: object = None, today: date | None = None
+async def ai_usage(
+    query: ListQuery, days: object = None, today: date | None = None
 ) -> tuple[list[AiUsageOut], int]:
     """AI minutes and tokens of the live consultations per hospital over the last `days` days
     (today included; 30 by default, at most as many as the counts are kept), every hospital
-    listed, the independent doctors as one row."""
+    listed, the independent doctors as one row.
+
+    Every tenant is ordered (the counts are in Redis, the names in PostgreSQL), as plain tuples;
+    only the page's rows become models (10,000 models a page were most of its cost)."""
     days = AI_USAGE_DAYS if days is None or days == "" else days
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= live.USAGE_KEPT_DAYS:
         message = f"days must be between 1 and {live.USAGE_KEPT_DAYS}"
         raise ValidationFailed({"filter": message}, message="Invalid filter.")
     last = today or datetime.now(UTC).date()
     first = last - timedelta(days=days - 1)
-    counts = live.usage_between(first, last)
-    rows = []
-    for schema, hospital_id, name in repository.tenants_with_names(session):
-        used = counts.get(schema, {})
+    # Redis reads (a day each) on a worker thread: the event loop does not wait on them.
+    counts = await run_in_threadpool(live.usage_between, first, last)
+    nothing: dict[str, int] = {}
+    rows = []  # (lower-cased name, minutes, tokens, hospital id, name), in the tenants' order
+    for schema, hospital_id, name in await repository.tenants_with_names_async():
+        used = counts.get(schema, nothing)
+        shown = name or INDEPENDENT_NAME
         rows.append(
-            AiUsageOut(
-                id=str(hospital_id) if hospital_id else "independent",
-                name=name or INDEPENDENT_NAME,
-                kind="hospital" if hospital_id else "independent",
-                aiMinutes=round(used.get("seconds", 0) / 60, 1),
-                tokens=used.get("tokens", 0),
-                fromDate=first,
-                toDate=last,
-            )
+            (shown.lower(), round(used.get("seconds", 0) / 60, 1), used.get("tokens", 0), hospital_id, shown)
         )
+    # Python's sort is stable, descending too: ties keep the tenants' order, as before.
     if query.sort_field == "name":
-        rows.sort(key=lambda r: r.name.lower(), reverse=query.descending)
+        rows.sort(key=lambda r: r[0], reverse=query.descending)
+    elif query.sort_field == "aiMinutes":
+        rows.sort(key=lambda r: (r[1], r[0]), reverse=query.descending)
     else:
-        rows.sort(key=lambda r: (getattr(r, query.sort_field), r.name.lower()), reverse=query.descending)
-    return rows[query.start : query.end + 1], len(rows)
+        rows.sort(key=lambda r: (r[2], r[0]), reverse=query.descending)
+    return [
+        AiUsageOut(
+            id=hospital_id or "independent",
+            name=shown,
+            kind="hospital" if hospital_id else "independent",
+            aiMinutes=minutes,
+            tokens=tokens,
+            fromDate=first,
+            toDate=last,
+        )
+        for _, minutes, tokens, hospital_id, shown in rows[query.start : query.end + 1]
+    ], len(rows)
 
 
 def get_hospital(session: Session, hospital_id: str) -> HospitalOut:

@@ -110,3 +110,22 @@ def test_counts_unavailable_is_503(client: Any, admin_token: str, monkeypatch: A
     monkeypatch.setattr(usage, "of_day", down)
     r = get(client, admin_token)
     assert r.status_code == 503 and r.json()["message"]
+
+
+def test_pages_follow_one_order(client: Any, admin_token: str, used: dict[str, Any]) -> None:
+    """Pages of two, put together, are the whole list in its order (most tokens, then name), and
+    each page carries the whole count."""
+    signup(client, hospital_payload(name="Another Quiet Hospital"))
+    whole = get(client, admin_token, range=[0, 99])
+    rows = [(row["tokens"], row["name"].lower()) for row in whole.json()]
+    assert rows == sorted(rows, reverse=True) and len(rows) == 5  # four hospitals, the independents
+    paged = []
+    for start in range(0, 8, 2):
+        page = get(client, admin_token, range=[start, start + 1])
+        assert page.status_code == 200
+        if page.json():
+            assert page.headers["Content-Range"] == f"ai-usage {start}-{start + len(page.json()) - 1}/5"
+        else:
+            assert page.headers["Content-Range"] == "ai-usage */5"
+        paged += page.json()
+    assert paged == whole.json()
