@@ -33,9 +33,10 @@ stats / bare, analytics / bare and floor / bare. Then each product endpoint at c
 unqueued service time). Then the console's lists as react-admin asks for them (25 rows), one load
 each at the same concurrency: the hospitals by creation (the console's default), by name, by name
 on the last page and filtered (unverified), the doctors, the payments and the audit log by their
-defaults, and the payments' last page. `--lists-only`: only the floor and the lists. wrk shares
-the machine's cores with the servers and PostgreSQL; latency ratios mean little when the load
-average is high, server CPU per request much less so.
+defaults, the payments' last page, and the AI usage per hospital (most tokens first; the bench
+records no usage, so every hospital counts zero). `--lists-only`: only the floor and the lists.
+wrk shares the machine's cores with the servers and PostgreSQL; latency ratios mean little when
+the load average is high, server CPU per request much less so.
 
 Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py (the Redis db is flushed);
 a `cara_bench_<random>` database is created and dropped at the end, even on error, unless
@@ -613,6 +614,8 @@ def bench_lists(
             "payments by date": _list(payments, ("date", "DESC")),
             "payments by date, last page": _list(payments, ("date", "DESC"), max(0, payments_total - 25)),
             "audit log": _list("/api/admin/audit-events", ("createdAt", "DESC")),
+            # Every tenant's AI minutes and tokens over 30 days (from Redis), most tokens first.
+            "AI usage": _list("/api/admin/ai-usage", ("tokens", "DESC")),
         }
         for name, endpoint in loads.items():
             answer = c.get(endpoint[0], params=endpoint[1])
