@@ -2,7 +2,11 @@
 
 It answers the paths listed in the JSON file named by BARE_RESPONSES with the very bytes (status,
 content type, body) the product answered them with, from `async def` handlers and no middleware:
-the framework's own cost, run by the same uvicorn with the same flags.
+the framework's own cost, run by the same uvicorn with the same flags. Where the file also lists
+the product's other response headers (its security headers, a request id, Vary), the bare app
+sends them too, fixed, so that both put the same bytes on the wire and the difference is the
+product's work; each such path is also served under `/plain` without them (what those headers
+cost uvicorn to write, for information).
 
 With BARE_DATABASE (a libpq conninfo) and BARE_ACCOUNTS (comma-separated account ids), each path
 is also served under `/floor` after one single-row read of the same database: `SELECT ... FROM
@@ -48,14 +52,21 @@ class _Pool:
             await conn.close()
 
 
-def _route(body: bytes, status: int, media_type: str):  # type: ignore[no-untyped-def]
+def _route(body: bytes, status: int, media_type: str, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
     async def answer() -> Response:
-        return Response(content=body, status_code=status, media_type=media_type)
+        return Response(content=body, status_code=status, media_type=media_type, headers=headers)
 
     return answer
 
 
-def _floor_route(pool: _Pool, ids: itertools.cycle[str], body: bytes, status: int, media_type: str):  # type: ignore[no-untyped-def]
+def _floor_route(  # type: ignore[no-untyped-def]
+    pool: _Pool,
+    ids: itertools.cycle[str],
+    body: bytes,
+    status: int,
+    media_type: str,
+    headers: dict[str, str] | None = None,
+):
     async def answer() -> Response:
         conn = await pool.idle.get()
         try:
@@ -64,7 +75,7 @@ def _floor_route(pool: _Pool, ids: itertools.cycle[str], body: bytes, status: in
                 return Response(status_code=404)
         finally:
             pool.idle.put_nowait(conn)
-        return Response(content=body, status_code=status, media_type=media_type)
+        return Response(content=body, status_code=status, media_type=media_type, headers=headers)
 
     return answer
 
@@ -85,12 +96,15 @@ def create_app() -> FastAPI:
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
     spec = json.loads(Path(os.environ["BARE_RESPONSES"]).read_text())
     ids = itertools.cycle([i for i in os.environ.get("BARE_ACCOUNTS", "").split(",") if i])
-    for path, (status, media_type, body_b64) in spec.items():
+    for path, (status, media_type, body_b64, *rest) in spec.items():
         body = base64.b64decode(body_b64)
-        app.add_api_route(path, _route(body, status, media_type), methods=["GET"])
+        headers = dict(rest[0]) if rest and rest[0] else None
+        app.add_api_route(path, _route(body, status, media_type, headers), methods=["GET"])
+        if headers:
+            app.add_api_route(f"/plain{path}", _route(body, status, media_type), methods=["GET"])
         if conninfo:
             app.add_api_route(
-                f"/floor{path}", _floor_route(pool, ids, body, status, media_type), methods=["GET"]
+                f"/floor{path}", _floor_route(pool, ids, body, status, media_type, headers), methods=["GET"]
             )
     return app
 

@@ -12,7 +12,10 @@ Rows per hospital, all `GET /api/doctors/page?isHospitalCreated=true` as the web
 the first page, and a deep page (the cursor of the row 50 before the end, by name). `--whole` adds
 the old whole list `GET /api/doctors` for the smallest hospital (for comparison; ~1 kB per doctor).
 First of all, the floor: `GET /api/auth/user` as the hospital (token, tenant, one row read), the
-per-request cost every authenticated call pays; each page is also printed as a ratio to it.
+per-request cost every authenticated call pays; each page is also printed as a ratio to it. And
+the machine's floor: the bare app answering the first page's bytes after one single-row read of
+the same database (bare_app.py's `/floor`), as many processes as the product: what FastAPI and one
+PostgreSQL round trip reach on this machine at the same concurrency.
 
 Load: wrk -t1 -c`--connections` (gzip accepted, as browsers do) for `--duration` s after 1 s of
 warm-up, product and bare alternating over `--rounds` rounds (so the shared machine's background
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -42,7 +46,16 @@ from urllib.parse import urlencode
 
 import httpx
 import request_overhead
-from _common import ApiServer, Login, Summary, create_doctors, create_hospitals, log, run_bench
+from _common import (
+    ApiServer,
+    Login,
+    Summary,
+    create_doctors,
+    create_hospitals,
+    log,
+    plain_conninfo,
+    run_bench,
+)
 from consultations_list import ServeServer, load_average
 from request_overhead import BareServer, Load, Row, ensure_wrk, wrk
 
@@ -184,9 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         hospitals: list[Login] = create_hospitals(len(plan.sizes))
         rows: list[Row] = []
         answers: dict[str, bytes] = {}
+        accounts: list[str] = []  # for the bare app's one-row reads (the machine's floor)
         for size, hospital in zip(plan.sizes, hospitals, strict=True):
             log(f"{size:,} doctors for {hospital.schema}")
-            create_doctors([hospital] * size)
+            created = create_doctors([hospital] * size)
+            accounts += [str(d.account_id) for d in created[:50]]
             fill_profiles(hospital.schema)
             me = httpx.get(
                 f"{api.base_url}/api/auth/user", headers={"Authorization": f"Bearer {hospital.token}"}
@@ -228,15 +243,47 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for path, content in answers.items()
             }
             (Path(tmp) / "responses.json").write_text(json.dumps(spec))
-            bare = BareServer(Path(tmp) / "bare.log", Path(tmp) / "responses.json", workers=plan.workers)
+            # The bare app also answers under /floor after one single-row read of the same
+            # database (bare_app.py): what FastAPI plus one PostgreSQL round trip reach here.
+            bare = BareServer(
+                Path(tmp) / "bare.log",
+                Path(tmp) / "responses.json",
+                workers=plan.workers,
+                database=plain_conninfo(os.environ["DATABASE_URL"]),
+                accounts=",".join(accounts),
+            )
             try:
                 bare.wait_ready("/api/doctors/page")
                 servers = {
                     # The product's CPU: the supervisor and every server process of cara.serve.
                     "product": (api.base_url, api.process.pid, api.cpu_seconds),
                     "bare": (bare.base_url, bare.process.pid, bare.cpu_seconds),
+                    "bare + 1 read": (bare.base_url + "/floor", bare.process.pid, bare.cpu_seconds),
                 }
                 results: dict[tuple[str, str], Load] = {}
+                first_page = next(r for r in rows if r.name.endswith("first page"))
+                floor_url, floor_pid, _ = servers["bare + 1 read"]
+                for _round in range(plan.rounds):
+                    wrk(binary, floor_url, floor_pid, first_page, seconds=1, connections=plan.connections)
+                    results.setdefault(("floor", "bare + 1 read"), Load()).add(
+                        wrk(
+                            binary,
+                            floor_url,
+                            floor_pid,
+                            first_page,
+                            seconds=plan.duration,
+                            connections=plan.connections,
+                            cpu_of=bare.cpu_seconds,
+                        )
+                    )
+                f = results[("floor", "bare + 1 read")]
+                log(f"bare app + one single-row read ({load_average()})\n    {f.line()}")
+                summary.add(
+                    "machine floor: bare app + 1 read",
+                    f"{f.rps:.0f} req/s, p50 {f.p50:.1f} / p99 {f.p99:.1f} ms (FastAPI and one round trip)",
+                    f"p99 < {P99_TARGET_MS:g} ms",
+                    f.p99 < P99_TARGET_MS and not f.errors,
+                )
                 for row in rows:
                     for r in range(plan.rounds):
                         order = ("product", "bare") if r % 2 == 0 else ("bare", "product")

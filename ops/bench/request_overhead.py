@@ -6,7 +6,10 @@
 Two uvicorn processes with the same flags (one worker each): the product (`cara.main:app`, its own
 throwaway database, a hospital with 10 hospital-created doctors and 10 independent doctors, real
 tokens) and `bare_app.py` (FastAPI, `async def` handlers, no middleware) answering the same paths
-with the very bytes the product answered (status, content type, body). For the authenticated
+with the very bytes the product answered (status, content type, body, and the product's own
+headers: security headers, a request id of the same length, Vary), so that the ratio measures
+the product's work and not the size of its answer; `/api/health/live` is also measured from the
+bare app without those headers, to show what writing them costs uvicorn. For the authenticated
 rows the bare app is measured a second time as the floor: the same answer after one single-row
 read of the product's database (psycopg 3 async, as many pooled connections as the product's async
 reads have, `cara.kit.db.async_pool_size`; bare_app.py),
@@ -25,8 +28,9 @@ process from /proc before/after), and the product/bare ratios against the target
 p50 within 2x bare and req/s >= 0.5x bare, health/live within 10% of bare, CPU <= 0.5 ms/request.
 
 `--profile PATH`: afterwards, py-spy (GIL-holding thread, raw collapsed stacks to PATH) samples the
-product under the hospital doctor's `/api/auth/user` load, and the top frames (self and inclusive)
-are printed. Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as for foundation.py. ~2 min.
+product under the hospital doctor's `/api/auth/user` load (or the first row `--rows` names), and
+the top frames (self and inclusive) are printed. Servers: BENCH_DATABASE_URL / BENCH_REDIS_URL as
+for foundation.py. ~2 min.
 """
 
 from __future__ import annotations
@@ -289,17 +293,28 @@ class BareServer:
         self._log.close()
 
 
+# Written by uvicorn or Starlette for both apps alike.
+_FRAMEWORK_HEADERS = frozenset({"date", "server", "content-length", "content-type"})
+
+
 def record_responses(api: ApiServer, rows: Sequence[Row], into: Path) -> None:
     """The product's answer to each row's first request: the bare app serves the same bytes."""
-    spec: dict[str, tuple[int, str, str]] = {}
+    spec: dict[str, tuple[int, str, str, list[tuple[str, str]]]] = {}
     for row in rows:
-        headers = {"Authorization": f"Bearer {row.tokens[0]}"} if row.tokens else {}
+        # As wrk asks: no Accept-Encoding, so the identity answer (and its Vary, where it has one).
+        headers = {"Accept-Encoding": "identity"}
+        if row.tokens:
+            headers["Authorization"] = f"Bearer {row.tokens[0]}"
         r = httpx.get(f"{api.base_url}{row.path}", headers=headers, timeout=10)
         if r.status_code != 200:
             raise RuntimeError(f"{row.path}: {r.status_code} {r.text[:200]}")
-        log(f"{row.name}: {len(r.content)} bytes, {r.headers.get('content-type')}")
+        # The product's own headers (security headers, request id, Vary), sent fixed by the bare
+        # app too: the same bytes on the wire, so the ratio is the product's work, not their size.
+        extra = [(k, v) for k, v in r.headers.items() if k.lower() not in _FRAMEWORK_HEADERS]
+        log(f"{row.name}: {len(r.content)} bytes, {r.headers.get('content-type')}, {len(extra)} more headers")
         spec.setdefault(
-            row.path, (r.status_code, r.headers.get("content-type", ""), base64.b64encode(r.content).decode())
+            row.path,
+            (r.status_code, r.headers.get("content-type", ""), base64.b64encode(r.content).decode(), extra),
         )
     into.write_text(json.dumps(spec))
 
@@ -421,10 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "product": (api.base_url, api.process.pid),
                     "bare": (bare.base_url, bare.process.pid),
                     "floor": (bare.base_url + "/floor", bare.process.pid),
+                    "plain": (bare.base_url + "/plain", bare.process.pid),
                 }
                 results: dict[tuple[str, str], Load] = {}
                 for row in [r for r in rows if plan.rows in r.name]:
-                    which_ones = ["product", "bare"] + (["floor"] if row.authenticated else [])
+                    which_ones = ["product", "bare"] + (["floor"] if row.authenticated else ["plain"])
                     for r in range(plan.rounds):
                         order = which_ones if r % 2 == 0 else which_ones[::-1]
                         for which in order:
@@ -472,6 +488,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                             p.cpu_ms <= 0.5,
                         )
                     else:
+                        n = results[(row.name, "plain")]
+                        log(f"    plain   {n.line()}  (bare, without the product's headers)")
+                        summary.add(
+                            f"{row.name}: bare without the product's headers / bare",
+                            f"req/s {n.rps / b.rps:.2f}x, CPU {n.cpu_ms:.3f} ms",
+                            "",
+                            None,
+                        )
                         summary.add(
                             f"{row.name}: req/s ratio",
                             f"{p.rps:.0f} / {b.rps:.0f} = {thr:.2f}x",
@@ -499,7 +523,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             profile(
                 api,
                 binary,
-                rows[1],
+                # The first row --rows selects, or the hospital doctor's /api/auth/user.
+                next((r for r in rows if plan.rows and plan.rows in r.name), rows[1]),
                 plan.profile,
                 seconds=max(5.0, plan.duration),
                 connections=plan.connections,
