@@ -181,9 +181,11 @@ class _AsyncPool:
                 if time.monotonic() - used < ASYNC_IDLE_CLOSE and not conn.closed:
                     return conn
                 await conn.close()
-            return await psycopg.AsyncConnection.connect(
-                self.conninfo, autocommit=True, **connect_args(get_settings().db_transaction_pooling)
-            )
+            # Only multi-statement simple queries run here, which PostgreSQL cannot prepare:
+            # without a threshold psycopg skips its per-query bookkeeping of what to prepare
+            # (every signed-in user's read is a new query text, a new entry each time).
+            args = connect_args(get_settings().db_transaction_pooling) | {"prepare_threshold": None}
+            return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True, **args)
         except BaseException:
             self.slots.release()
             raise
