@@ -181,6 +181,8 @@ def _skip_routers_by_prefix(app: FastAPI) -> None:
 
 # Where a request keeps the walk of the included router it was routed to (see below).
 _WALKED = "cara.router_walk"
+# Paths without parameters whose answer each router keeps, at most (the API has ~150 routes).
+_STATIC_PATHS = 1024
 
 
 def _walk_once_per_request(route: BaseRoute) -> None:
@@ -189,8 +191,17 @@ def _walk_once_per_request(route: BaseRoute) -> None:
     `_IncludedRouter.matches`, then `_handle_selected`), with the same scope and the same
     answer: a seventh of the CPU of a request that does nothing else (profiled beside a bare
     app, ops/bench/request_overhead.py). The first walk's answer is kept on the request's scope,
-    with the router, method and path it was for, and the second one takes it from there."""
+    with the router, method and path it was for, and the second one takes it from there.
+
+    And a path without parameters (`/api/auth/user`, `/api/health/live`) always finds the same
+    route: the router remembers that answer by type, method and path, for as long as its routes
+    do not change, and a request to such a path skips the walk altogether. Only full matches
+    with no path parameters are kept (a 404 or a 405 walks every time, so no client can fill
+    it), each request gets its own copy of the scope's entries."""
     walk = route._match  # type: ignore[attr-defined]
+    router = route.original_router  # type: ignore[attr-defined]
+    static: dict[tuple[str, str | None, str], tuple[Any, ...]] = {}
+    version = [router._routes_version]
 
     def walk_once(scope: Scope) -> tuple[Any, ...]:
         kept = scope.get(_WALKED)
@@ -202,9 +213,26 @@ def _walk_once_per_request(route: BaseRoute) -> None:
         ):
             del scope[_WALKED]  # taken once: a later walk of this scope (a redirect) walks
             return kept[3]  # type: ignore[no-any-return]
-        found = walk(scope)
+        nested = bool(scope.get("path_params"))  # the answer's path_params would carry them
+        if version[0] != router._routes_version:
+            static.clear()
+            version[0] = router._routes_version
+        key = (scope["type"], scope.get("method"), get_route_path(scope))
+        known = None if nested else static.get(key)
+        if known is not None:
+            match, child, found_route, context = known
+            found: tuple[Any, ...] = (match, {**child, "path_params": {}}, found_route, context)
+        else:
+            found = walk(scope)
+            if (
+                not nested
+                and found[0] == Match.FULL
+                and not found[1].get("path_params")
+                and len(static) < _STATIC_PATHS
+            ):
+                static[key] = found
         scope[_WALKED] = (route, scope.get("path"), scope.get("method"), found)
-        return found  # type: ignore[no-any-return]
+        return found
 
     route._match = walk_once  # type: ignore[attr-defined]
 
