@@ -137,10 +137,7 @@ class RequestFrame:
             # process's generator (reseeded in each forked worker) rather than a system call
             # and a UUID object per request.
             request_id = f"{random.getrandbits(128):032x}"
-        added = [
-            *headers_for(host or b"", scope.get("scheme") == "https"),
-            (b"x-request-id", request_id.encode()),
-        ]
+        security = headers_for(host or b"", scope.get("scheme") == "https")
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
@@ -151,7 +148,8 @@ class RequestFrame:
                 status = message["status"]
                 # ASGI header names are lowercase (Starlette writes them so).
                 headers = [h for h in message.get("headers", ()) if h[0] not in HEADER_NAMES]
-                headers += added
+                headers += security
+                headers.append((b"x-request-id", request_id.encode()))
                 if vary_unless_small and self._compressible(headers, message["status"]):
                     headers.append((b"vary", b"Accept-Encoding"))
                 message["headers"] = headers
