@@ -18,9 +18,12 @@ from cara.health.endpoints import router as health_router
 def _position(router: APIRouter, method: str, path: str) -> int:
     """How many of the router's routes one walk asks before it reaches `method path`."""
     for n, route in enumerate(router.routes, start=1):
-        if isinstance(route, APIRoute) and route.path_regex.match(path.removeprefix("/api")):
-            if method in route.methods:
-                return n
+        if (
+            isinstance(route, APIRoute)
+            and route.path_regex.match(path.removeprefix("/api"))
+            and method in route.methods
+        ):
+            return n
     raise AssertionError(path)
 
 

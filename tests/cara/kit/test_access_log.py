@@ -90,7 +90,9 @@ def json_handler(monkeypatch: pytest.MonkeyPatch) -> tuple[io.StringIO, logging.
     return stream, handler
 
 
-def test_in_a_server_lines_wait_a_moment_and_keep_their_order(json_handler: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_a_server_lines_wait_a_moment_and_keep_their_order(
+    json_handler: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stream, handler = json_handler
     monkeypatch.setattr(logging.root, "handlers", [handler])  # pytest's own capture off
 
@@ -145,10 +147,12 @@ def test_waiting_lines_are_written_on_shutdown(json_handler: Any, monkeypatch: p
     assert json.loads(stream.getvalue())["route"] == "/api/auth/logout"
 
 
-def test_a_route_with_quotes_is_still_one_json_line(json_handler: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_route_with_quotes_is_still_one_json_line(
+    json_handler: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stream, handler = json_handler
     monkeypatch.setattr(logging.root, "handlers", [handler])  # pytest's own capture off
-    token = request_id_var.set("req-\"quoted\"-1")
+    token = request_id_var.set('req-"quoted"-1')
     try:
         access_line("GET", 'odd "route" \u00e9', 404, 2.0)
     finally:
