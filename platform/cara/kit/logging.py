@@ -145,6 +145,7 @@ class _AccessLines:
         self.lines: list[str] = []
         self.handler: logging.StreamHandler[TextIO] | None = None
         self.timer: asyncio.TimerHandle | None = None
+        self.timer_loop: asyncio.AbstractEventLoop | None = None
 
     def add(self, handler: logging.StreamHandler[TextIO], line: str) -> None:
         if self.handler is not handler:
@@ -153,12 +154,17 @@ class _AccessLines:
         self.lines.append(line)
         if len(self.lines) >= self.LIMIT:
             self.write()
-        elif self.timer is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                self.write()
-                return
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.write()
+            return
+        # A timer of a loop that has ended since (a test's, a restarted server's) never runs.
+        if self.timer is None or self.timer_loop is not loop:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer_loop = loop
             self.timer = loop.call_later(self.DELAY, self.write)
 
     def write(self) -> None:

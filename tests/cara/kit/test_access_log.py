@@ -159,3 +159,25 @@ def test_a_route_with_quotes_is_still_one_json_line(
         request_id_var.reset(token)
     entry = json.loads(stream.getvalue())
     assert entry["route"] == 'odd "route" \u00e9' and entry["request_id"] == 'req-"quoted"-1'
+
+
+def test_lines_left_by_an_ended_loop_go_out_with_the_next_ones(
+    json_handler: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream, handler = json_handler
+    monkeypatch.setattr(logging.root, "handlers", [handler])  # pytest's own capture off
+
+    async def a_request() -> None:
+        access_line("GET", "/api/auth/user", 200, 0.5)  # its loop ends before the timer runs
+
+    async def a_later_request() -> None:
+        access_line("GET", "/api/doctors", 200, 0.75)
+        await asyncio.sleep(cara_logging._AccessLines.DELAY * 3)
+
+    asyncio.run(a_request())
+    assert stream.getvalue() == ""
+    asyncio.run(a_later_request())
+    assert [json.loads(line)["route"] for line in stream.getvalue().splitlines()] == [
+        "/api/auth/user",
+        "/api/doctors",
+    ]
