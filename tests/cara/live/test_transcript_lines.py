@@ -59,7 +59,7 @@ def write(lines: list[Any], store_lines: Any, monkeypatch: Any, retries: int) ->
     import uuid
 
     from cara.live import transcript
-    from cara.live.repository import TenantScope
+    from tenants.sessions import TenantScope
     from cara.live.transcript import TranscriptWriter
 
     consultation_id = uuid.uuid4()
