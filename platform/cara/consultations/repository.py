@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from cara.kit.db import fetch_sets
+from cara.kit.db import fetch_sets, read_only_preamble
 from cara.models import (
     Account,
     Consultation,
@@ -147,7 +147,7 @@ class _ListSql(NamedTuple):
 def _list_sql(schema: str, role: str) -> _ListSql:
     s = sql.Identifier(schema)
     columns = sql.SQL(_LIST_COLUMNS).format(s=s)
-    head = sql.SQL("BEGIN READ ONLY; SET LOCAL ROLE {}; ").format(sql.Identifier(role))
+    head = read_only_preamble(role)
     # refresh_search's condition (STALE_SEARCH and `changed`), read only: the partial index
     # ix_consultations_search_stale answers it.
     stale = sql.SQL(

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
@@ -274,3 +275,18 @@ def reset_engine() -> None:
         get_engine().dispose()
     get_engine.cache_clear()
     _factory.cache_clear()
+
+
+# ---------------------------------------------------------------- the async reads' transaction
+
+
+def read_only_preamble(role: str | None) -> sql.Composed:
+    """The start of an async read's simple-query string (`fetch_sets`, the signed-in user's read
+    in cara.auth.repository): `BEGIN READ ONLY; SET LOCAL ROLE "<role>"; ` (without a role, the
+    transaction alone), the role quoted as an identifier. The read runs in one transaction, so
+    the role is set once for all of its statements and ends with it (the string ends with
+    `COMMIT`). Repositories build it into their per-tenant cached heads, not per request."""
+    head = sql.SQL("BEGIN READ ONLY; ")
+    if role is None:
+        return sql.Composed([head])
+    return sql.Composed([head, sql.SQL("SET LOCAL ROLE {}; ").format(sql.Identifier(role))])
