@@ -31,10 +31,10 @@ from starlette.concurrency import run_in_threadpool
 from cara.auth import account_state, repository, tokens
 from cara.auth.account_state import AccountState
 from cara.auth.dependencies import DbSession, _gate, bearer_token, session_for_claims
-from cara.kit.db import get_engine, restrict_to_tenant_role
+from cara.kit.db import restrict_to_tenant_role
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account
-from tenants.roles import role_for
+from tenants.sessions import tenant_role as tenant_role
 
 AUTH_FAILED = "Authentication failed. Please log in again."
 NO_TOKEN = "No authentication token found"  # noqa: S105 - a message, not a secret
@@ -199,12 +199,6 @@ def _check(claims: tokens.TokenClaims, state: AccountState) -> None:
         raise Forbidden("Your account has been deactivated. Please contact your administrator.")
     if state.tenant_status is not None and state.tenant_status != "active":
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
-
-
-def tenant_role(schema: str) -> str:
-    """The database role that confines a request of this tenant (tenants.roles; `role_for`
-    keeps one per database and schema)."""
-    return role_for(str(get_engine().url.database), schema)
 
 
 class Authenticator:

@@ -320,11 +320,10 @@ def test_the_live_relay_gathers_search_words_as_it_stores_lines(client: Any, doc
     """Lines stored by the live relay, and its end of the consultation, leave the search document
     current: a search (or the hourly job) has nothing left to gather."""
     from cara.auth.principal import tenant_role
-    from cara.consultations import repository
-    from cara.consultations import service
+    from cara.consultations import repository, service
     from cara.live.transcript import Line, store_lines
-    from tenants.sessions import TenantScope, TenantTransactions
     from cara.models.base import utcnow
+    from tenants.sessions import TenantScope, TenantTransactions
 
     cid = start(client, doctor).json()["id"]
     schema, account = schema_and_account(doctor)

@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 from cara.consultations import service
 from cara.kit.db import tenant_session
 from cara.kit.jobs import send_now
-from tenants.sessions import tenant_transaction
 from cara.models import Consultation, ConsultationDraft, ConsultationNote, TenantAuditEvent, TranscriptLine
 from cara.models.base import utcnow
+from tenants.sessions import tenant_transaction
 from tests.cara.consultations.conftest import add_lines, schema_and_account, start, subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 from workers.scheduler import SCHEDULE
