@@ -10,14 +10,14 @@ handed the session and never commit (tests/ops/test_transactions.py holds them t
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.orm import Session
 
-from cara.kit.db import get_engine, restrict_to_tenant_role, tenant_session
+from cara.kit.db import committed, get_engine, restrict_to_tenant_role, tenant_session
 from tenants.roles import role_for
 
 P = ParamSpec("P")
@@ -45,19 +45,9 @@ def worker_session(schema: str, role: str | None = None) -> Session:
     return session
 
 
-@contextmanager
-def tenant_transaction(schema: str, role: str | None = None) -> Iterator[Session]:
-    """One transaction in a tenant schema: committed when the block ends, rolled back if it
-    raises, the session closed either way."""
-    session = worker_session(schema, role)
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+def tenant_transaction(schema: str, role: str | None = None) -> AbstractContextManager[Session]:
+    """One transaction in a tenant schema under its role (kit.db.committed)."""
+    return committed(worker_session(schema, role))
 
 
 class TenantTransactions:

@@ -17,7 +17,7 @@ import asyncio
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -119,9 +119,9 @@ def tenant_session(schema: str) -> Session:
 
 
 @contextmanager
-def session_scope(schema: str | None = None) -> Iterator[Session]:
-    """Open a session, commit on success, roll back on error (CLI and workers)."""
-    session = tenant_session(schema) if schema else platform_session()
+def committed(session: Session) -> Iterator[Session]:
+    """The block is one transaction of `session`: committed when it ends, rolled back if it
+    raises, the session closed either way (what a CLI, an actor or the live relay owns)."""
     try:
         yield session
         session.commit()
@@ -130,6 +130,11 @@ def session_scope(schema: str | None = None) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def session_scope(schema: str | None = None) -> AbstractContextManager[Session]:
+    """A platform session (or one bound to `schema`, without a tenant role) as one transaction."""
+    return committed(tenant_session(schema) if schema else platform_session())
 
 
 _ROLE_KEY = "cara_tenant_role"
