@@ -167,12 +167,17 @@ class LiveRelay:
                 span.set_attribute("cara.live.ending", ending.code if ending else 1000)
                 return ending
             finally:
-                _running.discard(self)
                 span.set_attribute("cara.live.reconnects", self.reconnects)
                 span.set_attribute("cara.live.tokens", self.tokens)
                 span.set_attribute("cara.live.rejoined", self._restored)
                 seconds = int(time.monotonic() - started)
-                await asyncio.to_thread(usage.add, self.scope.schema, tokens=self.tokens, seconds=seconds)
+                try:
+                    await asyncio.to_thread(usage.add, self.scope.schema, tokens=self.tokens, seconds=seconds)
+                finally:
+                    # Last, after the final await: a drain waits for this, and the endpoint closes
+                    # the socket with the ending's reason as soon as run() returns. Left earlier, a
+                    # slow usage write let the server's shutdown close it first, without a reason.
+                    _running.discard(self)
 
     def restart(self) -> None:
         """End the consultation for a server restart, once its transcript is stored."""

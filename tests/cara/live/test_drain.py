@@ -98,3 +98,29 @@ def test_shutdown_ends_consultations_with_1012_after_storing_them(
     assert [tuple(line) for line in lines] == [("user", "Hey Cara, patient in bed four")]
     assert gemini.session(0).closed.wait(5), "the provider connection is closed too"
     assert gemini.session(0).close_code == 1000, "a normal close, not an error, at the provider"
+
+
+def test_a_slow_last_write_does_not_lose_the_close_reason(
+    client: Any, gemini: GeminiDouble, replica: tuple[DrainingServer, str], monkeypatch: Any
+) -> None:
+    """The relay's last write (the usage counters, in Redis) is slow, as on a loaded machine: the
+    drain still waits for it, so the browser's close carries the reason, not the bare 1012 the
+    server's own shutdown sends."""
+    import time
+
+    counted = relay.usage.add
+
+    def slow_add(*args: Any, **kwargs: Any) -> None:
+        time.sleep(0.5)
+        counted(*args, **kwargs)
+
+    monkeypatch.setattr(relay.usage, "add", slow_add)
+    server, url = replica
+    browser = Browser(url, doctor_token(client))
+    try:
+        browser.status("connected")
+        server.should_exit = True
+        browser.status("reconnecting", timeout=10)
+        assert browser.closed(10) == (m.SERVICE_RESTART, m.RESTARTING)
+    finally:
+        browser.close()
