@@ -122,6 +122,12 @@ const make = ({ stored = null as StoredConsultation | null, failOpen = false } =
 /** Lets the token's promise settle (the auth frame goes after it). */
 const settle = () => vi.advanceTimersByTimeAsync(0);
 
+/** Nothing is opened again, even a minute later: still `count` sockets. */
+const noRetry = async (h: Harness, count = 1) => {
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(h.sockets).toHaveLength(count);
+};
+
 /** Connects to consultation `id` and has the server accept it. */
 const connectTo = async (h: Harness, id = 'c-1', status: object = { consultationId: id, rejoin: true }) => {
     h.live.connect(id);
@@ -350,8 +356,7 @@ describe('LiveSocket: cut and rejoin', () => {
         expect(h.sockets).toHaveLength(2);
         h.network.dispatchEvent(new Event('online'));
         expect(h.sockets).toHaveLength(3);
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(3); // the backoff's timer went with the early retry
+        await noRetry(h, 3); // the backoff's timer went with the early retry
     });
 
     it('keeps microphone audio while the socket is down and sends it first on rejoin', async () => {
@@ -475,8 +480,7 @@ describe('LiveSocket: takeover and refusals', () => {
         expect(h.live.getSnapshot()).toMatchObject({ state: 'error', error: reason, retryAt: null });
         expect(h.events.onDisconnected).toHaveBeenCalledTimes(1);
         expect(h.events.onDropped).not.toHaveBeenCalled();
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(1);
+        await noRetry(h);
     });
 
     it("takes a 44xx close's reason, without its prefix, as final", async () => {
@@ -487,8 +491,7 @@ describe('LiveSocket: takeover and refusals', () => {
             state: 'error',
             error: 'This consultation was opened in another window.',
         });
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(1);
+        await noRetry(h);
     });
 
     it("says 'Connection closed' for a 44xx close without a reason", async () => {
@@ -537,8 +540,7 @@ describe('LiveSocket: ending', () => {
         expect(h.live.sendAudio('a1', 128)).toBe(false);
         expect(h.live.getSnapshot().offlineAudio.waitingMs).toBe(0);
         socket.end(1000);
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(1);
+        await noRetry(h);
     });
 
     it('stops retrying when the doctor disconnects during the backoff', async () => {
@@ -549,8 +551,7 @@ describe('LiveSocket: ending', () => {
         h.live.disconnect();
         expect(h.live.getSnapshot()).toMatchObject({ state: 'disconnected', retryAt: null });
         expect(h.live.getSnapshot().offlineAudio).toEqual({ waitingMs: 0, droppedMs: 0 });
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(1);
+        await noRetry(h);
     });
 
     it('closes the socket when the page goes, keeping the consultation for a return', async () => {
@@ -562,7 +563,6 @@ describe('LiveSocket: ending', () => {
         socket.end(1000);
         expect(h.stored.value).toMatchObject({ consultationId: 'c-1', live: true });
         h.network.dispatchEvent(new Event('online'));
-        await vi.advanceTimersByTimeAsync(60_000);
-        expect(h.sockets).toHaveLength(1);
+        await noRetry(h);
     });
 });

@@ -1,18 +1,70 @@
 /**
- * The parts the doctor's and the hospital's registration forms have in
- * common: the password and its confirmation, the country and state, the
- * privacy consent with the submit button, and the link to the login page.
- * Each takes its fields' props from `useRegistrationForm().text`.
+ * The parts the registration forms have in common: the form itself (the
+ * failure alert above it, the privacy consent and the submit button at its
+ * end, the link to the login page below it), the password and its
+ * confirmation, the country and state. Fields take their props from
+ * `useRegistrationForm().text` and `.checkbox`.
  */
-import { useMemo } from 'react';
+import { useMemo, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
 import { COUNTRIES, countryOptions } from '@/config/countries';
-import { PrivacyConsent } from './RegisterLayout';
-import type { TextBinding } from './useRegistrationForm';
+import { FailureAlert, PrivacyConsent } from './RegisterLayout';
+import type { CheckBinding, Failure, TextBinding } from './useRegistrationForm';
+
+/** What the form needs of `useRegistrationForm()`. */
+interface Submission {
+    busy: boolean;
+    failure: Failure | null;
+    failureRef: RefObject<HTMLDivElement | null>;
+    formRef: RefObject<HTMLFormElement | null>;
+    dismissFailure: () => void;
+}
+
+interface RegisterFormProps {
+    submission: Submission;
+    onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+    /** The privacy-policy checkbox (`checkbox('privacyPolicyAccepted')`). */
+    consent: CheckBinding;
+    /** The login page of the account's kind. */
+    loginTo: string;
+    /** The form's sections. */
+    children: ReactNode;
+}
+
+/**
+ * A self-registration form: its failure alert, its fields (`children`), the privacy-policy consent and the
+ * submit button, then 'Already have an account? Log in' to the login page of the account's kind.
+ */
+export const RegisterForm = ({
+    submission: { busy, failure, failureRef, formRef, dismissFailure },
+    onSubmit,
+    consent,
+    loginTo,
+    children,
+}: RegisterFormProps) => {
+    const { t } = useTranslation('register');
+    return (
+        <>
+            <FailureAlert failure={failure} anchor={failureRef} onClose={dismissFailure} />
+            <form ref={formRef} onSubmit={onSubmit} noValidate>
+                {children}
+                <PrivacyConsent {...consent} />
+                <Button type="submit" className="btn-block" busy={busy}>
+                    {busy ? t('Registering...') : t('Register')}
+                </Button>
+            </form>
+            <p className="auth-links">
+                <span>
+                    {t('Already have an account?')} <Link to={loginTo}>{t('Log in')}</Link>
+                </span>
+            </p>
+        </>
+    );
+};
 
 /** The new password (with the form's rule as its hint) and its confirmation. */
 export const PasswordFields = ({
@@ -61,40 +113,5 @@ export const CountryAndState = ({ text }: { text: (field: 'country' | 'state') =
             />
             <TextField label={t('State/Province')} autoComplete="address-level1" required {...text('state')} />
         </>
-    );
-};
-
-/** The end of the form: the privacy-policy consent and the submit button. */
-export const ConsentAndSubmit = ({
-    accepted,
-    onAccept,
-    error,
-    busy,
-}: {
-    accepted: boolean;
-    onAccept: (accepted: boolean) => void;
-    error?: string;
-    busy: boolean;
-}) => {
-    const { t } = useTranslation('register');
-    return (
-        <>
-            <PrivacyConsent checked={accepted} onChange={onAccept} error={error} />
-            <Button type="submit" className="btn-block" busy={busy}>
-                {busy ? t('Registering...') : t('Register')}
-            </Button>
-        </>
-    );
-};
-
-/** 'Already have an account? Log in', to the login page of the account's kind. */
-export const LoginLink = ({ to }: { to: string }) => {
-    const { t } = useTranslation('register');
-    return (
-        <p className="auth-links">
-            <span>
-                {t('Already have an account?')} <Link to={to}>{t('Log in')}</Link>
-            </span>
-        </p>
     );
 };

@@ -26,6 +26,17 @@ export interface Failure {
 export type TextKey<Form> = Extract<keyof Form, string> &
     { [K in keyof Form]: Form[K] extends string ? K : never }[keyof Form];
 
+/** The fields of `Form` whose values are yes or no. */
+export type CheckKey<Form> = Extract<keyof Form, string> &
+    { [K in keyof Form]: Form[K] extends boolean ? K : never }[keyof Form];
+
+/** What a checkbox of a registration form is given (`checkbox(field)`). */
+export interface CheckBinding {
+    checked: boolean;
+    onChange: (checked: boolean) => void;
+    error?: string;
+}
+
 /** What a text field or a select of a registration form is given (`text(field)`). */
 export interface TextBinding {
     name: string;
@@ -105,11 +116,19 @@ export const useRegistrationForm = <Form extends object>({
         error: error(field),
     });
 
+    /** The props of a yes-or-no field: whether it is ticked, its change and message. */
+    const checkbox = <K extends CheckKey<Form>>(field: K): CheckBinding => ({
+        checked: form[field] as boolean,
+        onChange: checked => set(field, checked as Form[K]),
+        error: error(field),
+    });
+
     return {
         form,
         set,
         error,
         text,
+        checkbox,
         busy,
         failure,
         failureRef,

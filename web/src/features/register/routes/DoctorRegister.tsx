@@ -10,8 +10,8 @@ import { clearDoctorDraft, readDoctorDraft } from '@/lib/forms/doctorDraft';
 import { wholeNumber } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import { DEFAULT_AVAILABILITY, type SignupBody } from '../api';
-import { ConsentAndSubmit, CountryAndState, LoginLink, PasswordFields } from '../components/RegisterFields';
-import { FailureAlert, FormSection, RegisterPage } from '../components/RegisterLayout';
+import { CountryAndState, PasswordFields, RegisterForm } from '../components/RegisterFields';
+import { FormSection, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
 import { EMPTY_DOCTOR_FORM, validateDoctor, type DoctorForm } from '../validation';
 
@@ -38,15 +38,15 @@ const DoctorRegister = () => {
         if (draft) clearDoctorDraft();
     }, [draft]);
 
-    const { form, set, error, text, busy, failure, failureRef, formRef, submitWith, dismissFailure } =
-        useRegistrationForm<DoctorForm>({
-            // Passwords are blank whatever the draft holds.
-            initial: () => ({ ...EMPTY_DOCTOR_FORM, ...draft, password: '', confirmPassword: '' }),
-            validate: validateDoctor,
-            fallback: 'Registration failed',
-            // Only the signed-in hospital's token lets the server file the doctor under it.
-            asSignedInUser: hospitalCreated,
-        });
+    const registration = useRegistrationForm<DoctorForm>({
+        // Passwords are blank whatever the draft holds.
+        initial: () => ({ ...EMPTY_DOCTOR_FORM, ...draft, password: '', confirmPassword: '' }),
+        validate: validateDoctor,
+        fallback: 'Registration failed',
+        // Only the signed-in hospital's token lets the server file the doctor under it.
+        asSignedInUser: hospitalCreated,
+    });
+    const { form, text, checkbox, submitWith } = registration;
 
     const specialties = SPECIALTIES.map(specialty => ({ value: specialty, label: t(specialty) }));
 
@@ -90,8 +90,12 @@ const DoctorRegister = () => {
                     {draft && <p>{t('Your saved form has been restored. Please enter the password again.')}</p>}
                 </Alert>
             )}
-            <FailureAlert failure={failure} anchor={failureRef} onClose={dismissFailure} />
-            <form ref={formRef} onSubmit={onSubmit} noValidate>
+            <RegisterForm
+                submission={registration}
+                onSubmit={onSubmit}
+                consent={checkbox('privacyPolicyAccepted')}
+                loginTo={paths.doctorLogin}
+            >
                 <FormSection legend={t('Account')}>
                     <TextField label={t('Full Name')} autoComplete="name" required {...text('name')} />
                     <TextField label={t('Email')} type="email" autoComplete="email" required {...text('email')} />
@@ -114,14 +118,7 @@ const DoctorRegister = () => {
                 <FormSection legend={t('Location')}>
                     <CountryAndState text={text} />
                 </FormSection>
-                <ConsentAndSubmit
-                    accepted={form.privacyPolicyAccepted}
-                    onAccept={accepted => set('privacyPolicyAccepted', accepted)}
-                    error={error('privacyPolicyAccepted')}
-                    busy={busy}
-                />
-            </form>
-            <LoginLink to={paths.doctorLogin} />
+            </RegisterForm>
         </RegisterPage>
     );
 };

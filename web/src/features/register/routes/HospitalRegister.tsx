@@ -5,8 +5,8 @@ import { SelectField, TextField } from '@/components/ui/Field';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import type { SignupBody } from '../api';
-import { ConsentAndSubmit, CountryAndState, LoginLink, PasswordFields } from '../components/RegisterFields';
-import { FailureAlert, FormSection, RegisterPage } from '../components/RegisterLayout';
+import { CountryAndState, PasswordFields, RegisterForm } from '../components/RegisterFields';
+import { FormSection, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
 import { EMPTY_HOSPITAL_FORM, parseCapacity, validateHospital, type HospitalForm } from '../validation';
 
@@ -18,12 +18,12 @@ const HospitalRegister = () => {
     const { t } = useTranslation('register');
     const notify = useToast();
     const navigate = useNavigate();
-    const { form, set, error, text, busy, failure, failureRef, formRef, submitWith, dismissFailure } =
-        useRegistrationForm<HospitalForm>({
-            initial: EMPTY_HOSPITAL_FORM,
-            validate: validateHospital,
-            fallback: 'Registration failed. Please try again.',
-        });
+    const registration = useRegistrationForm<HospitalForm>({
+        initial: EMPTY_HOSPITAL_FORM,
+        validate: validateHospital,
+        fallback: 'Registration failed. Please try again.',
+    });
+    const { text, checkbox, submitWith } = registration;
 
     const types = [
         { value: 'private', label: t('Private') },
@@ -57,8 +57,12 @@ const HospitalRegister = () => {
             title={t('Hospital Registration')}
             subtitle={t('Register your hospital to manage its doctors and subscription.')}
         >
-            <FailureAlert failure={failure} anchor={failureRef} onClose={dismissFailure} />
-            <form ref={formRef} onSubmit={onSubmit} noValidate>
+            <RegisterForm
+                submission={registration}
+                onSubmit={onSubmit}
+                consent={checkbox('privacyPolicyAccepted')}
+                loginTo={paths.hospitalLogin}
+            >
                 <FormSection legend={t('Hospital details')}>
                     <TextField label={t('Hospital Name')} autoComplete="organization" required {...text('name')} />
                     <SelectField label={t('Hospital Type')} options={types} {...text('type')} />
@@ -88,14 +92,7 @@ const HospitalRegister = () => {
                     <TextField label={t('Address')} autoComplete="street-address" required {...text('address')} />
                     <CountryAndState text={text} />
                 </FormSection>
-                <ConsentAndSubmit
-                    accepted={form.privacyPolicyAccepted}
-                    onAccept={accepted => set('privacyPolicyAccepted', accepted)}
-                    error={error('privacyPolicyAccepted')}
-                    busy={busy}
-                />
-            </form>
-            <LoginLink to={paths.hospitalLogin} />
+            </RegisterForm>
         </RegisterPage>
     );
 };
