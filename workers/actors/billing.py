@@ -16,7 +16,17 @@ def process_event(event_row_id: int) -> None:
     Failures are re-raised so Dramatiq retries with backoff; an object that
     Stripe does not have yet is such a failure, not a reason to drop the event.
     """
-    events.process(event_row_id)
+    run_event(event_row_id)
+
+
+def run_event(event_row_id: int) -> bool:
+    """The actor's transaction around `events.process`: whether the event was handled now. A
+    failed attempt is committed first (its count and error), then raised for the retry."""
+    with session_scope() as session:
+        outcome = events.process(session, event_row_id)
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.handled
 
 
 @dramatiq.actor(broker=broker, actor_name="billing.expire_trials", queue_name="billing", max_retries=3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dramatiq
 
 from cara.summaries import service
+from tenants.sessions import TenantTransactions
 from workers.broker import broker
 
 
@@ -13,4 +14,4 @@ from workers.broker import broker
     broker=broker, actor_name=service.ACTOR, queue_name="summaries", max_retries=0, time_limit=60_000
 )
 def generate(request_id: str) -> None:
-    service.run_job(request_id)
+    service.run_job(request_id, TenantTransactions)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -15,7 +16,9 @@ from cara.kit.errors import BadRequest, NotFound, ValidationFailed
 from cara.kit.platform_audit import record_platform
 from cara.models import TenantAuditEvent
 
-__all__ = ["hospital_log", "record_platform", "record_tenant"]
+T = TypeVar("T")
+
+__all__ = ["hospital_log", "purge_expired", "record_platform", "record_tenant"]
 
 
 def record_tenant(
@@ -41,6 +44,29 @@ def record_tenant(
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
+
+
+def purge_expired(
+    session: Session,
+    ids: Sequence[T],
+    delete: Callable[[Session, Sequence[T]], None],
+    *,
+    action: str,
+    target_type: str,
+) -> int:
+    """The one way unsigned data past its time goes (transcripts and drafts never signed, audio
+    never finished): `delete` removes the rows, and one audit event without an actor (the
+    schedule) says how many, never which. Returns how many."""
+    if ids:
+        delete(session, ids)
+        record_tenant(
+            session,
+            action=action,
+            actor_id=None,
+            target_type=target_type,
+            detail={f"{target_type}s": len(ids)},
+        )
+    return len(ids)
 
 
 def hospital_log(

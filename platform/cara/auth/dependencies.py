@@ -1,9 +1,11 @@
 """Request-scoped dependencies shared by every domain: the auth domain's public surface for endpoints.
 
 `DbSession` is one SQLAlchemy session per request. When the request carries a
-bearer token, the session is bound to the tenant schema named in the token;
-the principal check (cara.auth.principal) then confirms from the database that
-the account really belongs to that tenant before any handler runs. Handlers
+bearer token, the session is bound to the tenant schema named in the token
+(`session_for_claims`); the principal check (cara.auth.principal) then confirms
+from the database that the account really belongs to that tenant before any
+handler runs. The header is read and the token decoded here, once a request: the
+check takes the claims from `request.state`. Handlers
 own the transaction: they call `session.commit()` when their work is done;
 anything uncommitted is rolled back when the request ends.
 """
@@ -33,6 +35,17 @@ def bearer_token(request: Request) -> str | None:
     return value.strip()
 
 
+def session_for_claims(claims: tokens.TokenClaims | None) -> Session:
+    """The session for a token's claims: bound to the tenant schema they name, else a platform
+    session (no token or no acceptable one, an account without a tenant, or a name that is not
+    a tenant schema's). Opening it does no I/O. Binding it is not trusting it: the principal
+    check confirms that the account belongs to that tenant before anything is read for it."""
+    schema = claims.tenant_schema if claims is not None else None
+    if schema and naming.is_valid_schema(schema):
+        return tenant_session(schema)
+    return platform_session()
+
+
 _gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
@@ -57,15 +70,12 @@ async def _session(request: Request) -> AsyncIterator[Session]:
     # this runs on the event loop instead of costing two hand-offs to the thread pool.
     token = bearer_token(request)
     claims = tokens.decode(token) if token else None
+    # For the principal check (cara.auth.principal), which does not read the header again:
+    # whether a bearer token was sent at all (401 "no token" else "authentication failed").
+    request.state.bearer_sent = token is not None
     request.state.token_claims = claims
-    schema = claims.tenant_schema if claims else None
     async with _gate():
-        if schema and naming.is_valid_schema(schema):
-            session = tenant_session(schema)
-            request.state.tenant_schema = schema
-        else:
-            session = platform_session()
-            request.state.tenant_schema = None
+        session = session_for_claims(claims)
         try:
             yield session
         finally:

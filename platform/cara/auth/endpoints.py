@@ -10,7 +10,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Request, Response, status
 
-from cara.auth import ratelimit, service, sessions
+from cara.auth import ratelimit, service, sessions, users
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, AsyncAnyPrincipal, HospitalPrincipal
 from cara.auth.schemas import (
@@ -258,7 +258,7 @@ async def current_user(principal: AsyncAnyPrincipal) -> Response:
     # async: one read on the event loop, with the tenant's role in the same round trip.
     # The JSON is written once from the validated user: returned as a model, it would be
     # dumped, validated again against `response_model` and encoded (the same bytes).
-    user = await service.signed_in_user(principal)
+    user = await users.signed_in_user(principal)
     return Response(user.model_dump_json(by_alias=True), media_type="application/json")
 
 

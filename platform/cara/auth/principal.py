@@ -30,11 +30,11 @@ from starlette.concurrency import run_in_threadpool
 
 from cara.auth import account_state, repository, tokens
 from cara.auth.account_state import AccountState
-from cara.auth.dependencies import DbSession, _gate, bearer_token
-from cara.kit.db import platform_session, restrict_to_tenant_role, tenant_session
+from cara.auth.dependencies import DbSession, _gate, bearer_token, session_for_claims
+from cara.kit.db import restrict_to_tenant_role
 from cara.kit.errors import Forbidden, ServiceUnavailable, Unauthorized
 from cara.models import Account
-from tenants import naming
+from tenants.sessions import tenant_role as tenant_role
 
 AUTH_FAILED = "Authentication failed. Please log in again."
 NO_TOKEN = "No authentication token found"  # noqa: S105 - a message, not a secret
@@ -92,12 +92,10 @@ class Principal:
 
 
 async def authenticate(request: Request, session: DbSession) -> Principal:
-    token = bearer_token(request)
-    if token is None:
-        raise Unauthorized(NO_TOKEN)
-    claims: tokens.TokenClaims | None = getattr(request.state, "token_claims", None)
+    # The header was read and the token decoded once, by the request's session (DbSession).
+    claims: tokens.TokenClaims | None = request.state.token_claims
     if claims is None:
-        raise Unauthorized(AUTH_FAILED)
+        raise Unauthorized(AUTH_FAILED if request.state.bearer_sent else NO_TOKEN)
     if tokens.revocation_list().current():
         if tokens.is_revoked_cached(claims):
             raise Unauthorized(AUTH_FAILED)
@@ -132,8 +130,7 @@ async def authenticate_async(request: Request) -> Principal:
 
 
 def _checked_with_own_session(claims: tokens.TokenClaims) -> Principal:
-    schema = claims.tenant_schema
-    session = tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
+    session = session_for_claims(claims)
     try:
         principal = principal_for_claims(session, claims, revocation=tokens.is_revoked_cached)
     finally:
@@ -154,9 +151,7 @@ def authenticate_token(session: Session, token: str, *, running: bool = False) -
 
 def session_for_token(token: str, *, running: bool = False) -> Session:
     """A session bound to the tenant the token names, as the request session is (auth.dependencies)."""
-    claims = tokens.decode_running(token) if running else tokens.decode(token)
-    schema = claims.tenant_schema if claims else None
-    return tenant_session(schema) if schema and naming.is_valid_schema(schema) else platform_session()
+    return session_for_claims(tokens.decode_running(token) if running else tokens.decode(token))
 
 
 def principal_for_claims(
@@ -206,21 +201,6 @@ def _check(claims: tokens.TokenClaims, state: AccountState) -> None:
         raise Forbidden("Access for your organisation is suspended. Please contact support.")
 
 
-_ROLES: dict[tuple[str, str], str] = {}
-
-
-def tenant_role(schema: str) -> str:
-    """The database role that confines a request of this tenant (tenants.roles)."""
-    from cara.kit.db import get_engine
-    from tenants.roles import role_for
-
-    database = str(get_engine().url.database)
-    role = _ROLES.get((database, schema))
-    if role is None:
-        role = _ROLES[(database, schema)] = role_for(database, schema)
-    return role
-
-
 class Authenticator:
     """Dependency that authenticates and, if `roles` is given, checks the role."""
 
@@ -249,7 +229,7 @@ class AsyncAuthenticator(Authenticator):
 
 async def optional_principal(request: Request, session: DbSession) -> Principal | None:
     """The principal when a bearer token is sent, else None (public endpoints)."""
-    if bearer_token(request) is None:
+    if not request.state.bearer_sent:  # read by the request's session (DbSession)
         return None
     return await authenticate(request, session)
 

@@ -13,7 +13,7 @@ from psycopg.pq import ExecStatus
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from cara.kit.db import async_connection
+from cara.kit.db import async_connection, read_only_preamble
 from cara.models import (
     Account,
     DoctorProfile,
@@ -203,9 +203,7 @@ def _user_query(account_id: uuid.UUID, schema: str | None, role: str | None) -> 
 @functools.lru_cache(maxsize=65536)
 def _user_query_head(schema: str | None, role: str | None) -> bytes:
     """The query up to the account id (`WHERE a.id = `): the same for every user of a tenant."""
-    parts: list[sql.Composable] = [sql.SQL("BEGIN READ ONLY; ")]
-    if role is not None:
-        parts.append(sql.SQL("SET LOCAL ROLE {}; ").format(sql.Identifier(role)))
+    parts: list[sql.Composable] = [read_only_preamble(role)]
     if schema is not None:
         parts.append(
             sql.SQL(

@@ -11,7 +11,6 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -19,15 +18,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cara.audit import service as audit
-from cara.auth import mfa, passwords, ratelimit, repository, tokens
-from cara.auth.principal import AUTH_FAILED, Principal, tenant_role
+from cara.auth import mfa, passwords, ratelimit, repository, sessions, tokens
+from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, UserOut
+
+# Re-exported: the user object is cara.auth.users', and other domains ask this module for it.
+from cara.auth.users import load_user as load_user
+from cara.auth.users import load_user_of_tenant
+from cara.auth.users import user_out as user_out
 from cara.config import get_settings
-from cara.kit.db import tenant_session
 from cara.kit.errors import BadRequest, Conflict, Forbidden, Unauthorized, ValidationFailed
 from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
-from cara.models import Account, DoctorProfile, EmailChange, Hospital, PasswordReset
+from cara.models import Account, EmailChange, PasswordReset
 from cara.models.base import utcnow
 
 ROLES = ("doctor", "hospital", "admin")
@@ -114,14 +117,8 @@ def _signed_in(session: Session, account: Account, schema: str | None) -> tuple[
     """What a sign-in issues: a bearer token and the user."""
     account.last_login_at = utcnow()
     token = tokens.issue(account_id=account.id, role=account.role, tenant_schema=schema)
-    if schema is None:
-        return token, load_user(session, account)
     # The login request is not bound to a tenant yet; read the profile from the account's own.
-    tenant_db = tenant_session(schema)
-    try:
-        return token, load_user(tenant_db, account)
-    finally:
-        tenant_db.close()
+    return token, load_user_of_tenant(session, account, schema)
 
 
 def login_with_code(session: Session, challenge: str | None, code: str | None) -> tuple[str, UserOut]:
@@ -227,103 +224,12 @@ def start_browser_session(session: Session, request: Request, response: Response
     """For a browser app's fresh sign-in (or sign-up) with the token just issued: a new session
     family, its refresh cookie set on `response`, and the short-lived access token to return
     instead (`cara.auth.sessions`). An API client's token is returned unchanged."""
-    from cara.auth import sessions  # built on this module
-
     claims = tokens.decode(token)
     if claims is None or not sessions.wants_browser_session(request):
         return token
     access, refresh_token, app = sessions.start(session, claims)
     sessions.set_cookie(response, request, app, refresh_token)
     return access
-
-
-# ---------------------------------------------------------------- current user
-
-
-def load_user(session: Session, account: Account) -> UserOut:
-    """The user object; `session` must be bound to the account's tenant for doctors."""
-    profile = repository.doctor_profile(session, account.id) if account.role == "doctor" else None
-    hospital = repository.hospital(session, account.hospital_id) if account.hospital_id else None
-    return user_out(account, profile=profile, hospital=hospital)
-
-
-_PROFILE_KEYS = (
-    "specialty",
-    "profilePicture",
-    "licenseNumber",
-    "experience",
-    "country",
-    "state",
-    "education",
-    "certifications",
-    "workHistory",
-    "availability",
-    "isHospitalCreated",
-)
-
-
-async def signed_in_user(principal: Principal) -> UserOut:
-    """`load_user` for the caller, in one read on the event loop (auth.repository.user_row):
-    the same user object, built from the row."""
-    schema = principal.tenant_schema
-    role = tenant_role(schema) if schema is not None else None
-    row = await repository.user_row(principal.id, schema, role)
-    if row is None:  # deleted since the check
-        raise Unauthorized(AUTH_FAILED)
-    (id_, name, email, role_, phone, active, verified, email_verified, hospital_id) = row[:9]
-    hospital_name, hospital_verified, hospital_country, hospital_state = row[9:13]
-    data: dict[str, Any] = {
-        "_id": str(id_),
-        "name": name,
-        "email": email,
-        "role": role_,
-        "phoneNumber": phone,
-        "isActive": active,
-        "isVerified": verified,
-        "emailVerified": role_ != "hospital" or email_verified,
-        "hospitalId": str(hospital_id) if hospital_id else None,
-        "hospitalName": hospital_name,
-    }
-    if hospital_name is not None and role_ == "hospital":
-        data["isVerified"] = hospital_verified
-        data["country"], data["state"] = hospital_country, hospital_state
-    if len(row) > 14 and row[14] is not None:  # a doctor's profile (same order as user_out)
-        data.update(zip(_PROFILE_KEYS, row[14:25], strict=True))
-    return UserOut.model_validate(data)
-
-
-def user_out(account: Account, *, profile: DoctorProfile | None, hospital: Hospital | None) -> UserOut:
-    data: dict[str, Any] = {
-        "_id": str(account.id),
-        "name": account.name,
-        "email": account.email,
-        "role": account.role,
-        "phoneNumber": account.phone_number,
-        "isActive": account.is_active,
-        "isVerified": account.is_verified,
-        # Only hospitals are asked to verify (start_email_verification).
-        "emailVerified": account.role != "hospital" or account.email_verified_at is not None,
-        "hospitalId": str(account.hospital_id) if account.hospital_id else None,
-        "hospitalName": hospital.name if hospital else None,
-    }
-    if hospital is not None and account.role == "hospital":
-        data["isVerified"] = hospital.is_verified
-        data["country"], data["state"] = hospital.country, hospital.state
-    if profile is not None:
-        data.update(
-            specialty=profile.specialty,
-            profilePicture=profile.profile_picture,
-            licenseNumber=profile.license_number,
-            experience=profile.experience,
-            country=profile.country,
-            state=profile.state,
-            education=profile.education,
-            certifications=profile.certifications,
-            workHistory=profile.work_history,
-            availability=profile.availability,
-            isHospitalCreated=profile.is_hospital_created,
-        )
-    return UserOut.model_validate(data)
 
 
 # ---------------------------------------------------------------- password reset

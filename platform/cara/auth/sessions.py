@@ -29,10 +29,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cara.audit import service as audit
-from cara.auth import repository, service, tokens
+from cara.auth import repository, tokens
 from cara.auth.schemas import UserOut
+from cara.auth.users import load_user_of_tenant
 from cara.config import get_settings
-from cara.kit.db import tenant_session
 from cara.kit.errors import Forbidden, Unauthorized
 from cara.models import Account, SessionFamily
 from cara.models.base import utcnow
@@ -179,20 +179,10 @@ def refresh(session: Session, raw: str | None, app: str) -> Renewal:
     return Renewal(
         access_token=_access_token(account, schema, family.id),
         refresh_token=new_refresh,
-        user=_user(session, account, schema),
+        user=load_user_of_tenant(session, account, schema),
         app=app,
         expires_at_s=int(family.expires_at.timestamp()),
     )
-
-
-def _user(session: Session, account: Account, schema: str | None) -> UserOut:
-    if schema is None:
-        return service.load_user(session, account)
-    tenant_db = tenant_session(schema)
-    try:
-        return service.load_user(tenant_db, account)
-    finally:
-        tenant_db.close()
 
 
 def end(session: Session, claims: tokens.TokenClaims) -> str | None:

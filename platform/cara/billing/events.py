@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -23,7 +24,6 @@ from cara.billing import repository, stripe_api
 from cara.billing.schemas import WebhookAck
 from cara.billing.sync import handle_event
 from cara.config import get_settings
-from cara.kit.db import platform_session
 from cara.kit.errors import BadRequest, ServiceUnavailable
 from cara.kit.jobs import enqueue_after_commit
 from cara.models.base import utcnow
@@ -93,33 +93,36 @@ def receive(session: Session, payload: bytes, signature: str | None) -> WebhookA
     return WebhookAck(received=True, duplicate=False)
 
 
-def process(event_row_id: int) -> bool:
-    """Act on one stored event (the actor's body); returns whether it was handled now."""
-    session = platform_session()
+@dataclass(frozen=True)
+class Outcome:
+    """What `process` did: `handled` now, or the `error` that stopped it (its attempt is counted
+    in the caller's transaction, which must commit it before the job is retried)."""
+
+    handled: bool
+    error: Exception | None = None
+
+
+def process(session: Session, event_row_id: int) -> Outcome:
+    """Act on one stored event (the actor's body, in the actor's platform transaction)."""
+    event = repository.event_for_update(session, event_row_id)
+    if event is None or event.processed_at is not None:
+        return Outcome(handled=False)
+    obj = (event.payload.get("data") or {}).get("object") or {}
     try:
-        event = repository.event_for_update(session, event_row_id)
-        if event is None or event.processed_at is not None:
-            return False
-        obj = (event.payload.get("data") or {}).get("object") or {}
-        try:
-            with session.begin_nested():
-                handle_event(session, stripe_api.client(), event.type, obj if isinstance(obj, dict) else {})
-        except Exception as exc:
-            event.attempts += 1
-            event.last_error = type(exc).__name__
-            session.commit()
-            log.warning(
-                "stripe event not processed; will retry",
-                extra={"event_type": event.type, "error": type(exc).__name__, "attempts": event.attempts},
-            )
-            raise
+        with session.begin_nested():
+            handle_event(session, stripe_api.client(), event.type, obj if isinstance(obj, dict) else {})
+    except Exception as exc:
         event.attempts += 1
-        event.last_error = None
-        event.processed_at = utcnow()
-        session.commit()
-        return True
-    finally:
-        session.close()
+        event.last_error = type(exc).__name__
+        log.warning(
+            "stripe event not processed; will retry",
+            extra={"event_type": event.type, "error": type(exc).__name__, "attempts": event.attempts},
+        )
+        return Outcome(handled=False, error=exc)
+    event.attempts += 1
+    event.last_error = None
+    event.processed_at = utcnow()
+    return Outcome(handled=True)
 
 
 def replay_pending(session: Session, *, older_than_minutes: float) -> int:

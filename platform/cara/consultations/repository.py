@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from psycopg import sql
 from sqlalchemy import (
@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from cara.kit.db import fetch_sets
+from cara.kit.db import fetch_sets, read_only_preamble
 from cara.models import (
     Account,
     Consultation,
@@ -41,6 +41,19 @@ from cara.models.base import utcnow
 
 # A search document holds at most this much transcript text (PostgreSQL caps a tsvector at 1 MiB).
 SEARCH_TEXT_LIMIT = 400_000
+
+
+class LineFields(Protocol):
+    """What add_lines reads of a line (the service's SpokenLine)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def speaker(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def at(self) -> datetime: ...
 
 
 @dataclass(frozen=True)
@@ -134,7 +147,7 @@ class _ListSql(NamedTuple):
 def _list_sql(schema: str, role: str) -> _ListSql:
     s = sql.Identifier(schema)
     columns = sql.SQL(_LIST_COLUMNS).format(s=s)
-    head = sql.SQL("BEGIN READ ONLY; SET LOCAL ROLE {}; ").format(sql.Identifier(role))
+    head = read_only_preamble(role)
     # refresh_search's condition (STALE_SEARCH and `changed`), read only: the partial index
     # ix_consultations_search_stale answers it.
     stale = sql.SQL(
@@ -364,21 +377,28 @@ def lines(session: Session, consultation_id: uuid.UUID) -> list[TranscriptLine]:
     )
 
 
-def append_lines(session: Session, consultation_id: uuid.UUID, lines: Sequence[tuple[str, str]]) -> None:
-    """Add (speaker, text) lines after the consultation's last one, spoken now (the caller holds
-    the consultation's row lock, so the numbers do not collide)."""
+def last_seq(session: Session, consultation_id: uuid.UUID) -> int:
+    """The number of the consultation's last line, -1 before the first."""
     last = session.scalar(
         select(func.max(TranscriptLine.seq)).where(TranscriptLine.consultation_id == consultation_id)
     )
-    start = -1 if last is None else last
-    now = utcnow()
-    session.add_all(
-        TranscriptLine(
-            consultation_id=consultation_id, seq=start + 1 + i, speaker=speaker, text=text, spoken_at=now
-        )
-        for i, (speaker, text) in enumerate(lines)
+    return -1 if last is None else int(last)
+
+
+def reopen(session: Session, doctor_id: uuid.UUID, consultation_id: uuid.UUID) -> None:
+    session.execute(
+        update(Consultation)
+        .where(Consultation.id == consultation_id, Consultation.doctor_account_id == doctor_id)
+        .values(ended_at=None)
     )
-    session.flush()
+
+
+def end(session: Session, doctor_id: uuid.UUID, consultation_id: uuid.UUID, reconnects: int) -> None:
+    session.execute(
+        update(Consultation)
+        .where(Consultation.id == consultation_id, Consultation.doctor_account_id == doctor_id)
+        .values(ended_at=utcnow(), reconnects=reconnects)
+    )
 
 
 def drafts(session: Session, consultation_id: uuid.UUID) -> list[ConsultationDraft]:
@@ -495,6 +515,17 @@ def save_settings(session: Session, row: RecordSettings) -> RecordSettings:
     return row
 
 
-def add_lines(session: Session, lines: Sequence[TranscriptLine]) -> None:
-    session.add_all(lines)
+def add_lines(session: Session, consultation_id: uuid.UUID, lines: Iterable[LineFields]) -> None:
+    """The one writer of transcript lines (the live relay, the chat, a recording): each line's
+    number, speaker, text and time, as the caller numbered them."""
+    session.add_all(
+        TranscriptLine(
+            consultation_id=consultation_id,
+            seq=line.seq,
+            speaker=line.speaker,
+            text=line.text,
+            spoken_at=line.at,
+        )
+        for line in lines
+    )
     session.flush()

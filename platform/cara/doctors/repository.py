@@ -13,7 +13,7 @@ from psycopg import sql
 from sqlalchemy import Integer, Row, Select, String, bindparam, delete, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
-from cara.kit.db import fetch_sets
+from cara.kit.db import fetch_sets, read_only_preamble
 from cara.models import Account, DoctorProfile
 from cara.models.tenant import account_columns
 
@@ -213,13 +213,12 @@ def _literal(value: Any) -> bytes:
 def _page_head(schema: str, role: str) -> bytes:
     """The page's query up to the hospital id: the same for every request of a tenant."""
     return (
-        sql.SQL(
-            "BEGIN READ ONLY; SET LOCAL ROLE {}; SELECT " + _PAGE_COLUMNS + " FROM platform.accounts a"
+        read_only_preamble(role)
+        + sql.SQL(
+            "SELECT " + _PAGE_COLUMNS + " FROM platform.accounts a"
             " JOIN {}.doctors p ON p.account_id = a.id WHERE a.role = 'doctor' AND a.hospital_id = "
-        )
-        .format(sql.Identifier(role), sql.Identifier(schema))
-        .as_bytes(None)
-    )
+        ).format(sql.Identifier(schema))
+    ).as_bytes(None)
 
 
 async def page_for_hospital_async(

@@ -17,11 +17,12 @@ import asyncio
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from functools import lru_cache
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
@@ -118,9 +119,9 @@ def tenant_session(schema: str) -> Session:
 
 
 @contextmanager
-def session_scope(schema: str | None = None) -> Iterator[Session]:
-    """Open a session, commit on success, roll back on error (CLI and workers)."""
-    session = tenant_session(schema) if schema else platform_session()
+def committed(session: Session) -> Iterator[Session]:
+    """The block is one transaction of `session`: committed when it ends, rolled back if it
+    raises, the session closed either way (what a CLI, an actor or the live relay owns)."""
     try:
         yield session
         session.commit()
@@ -129,6 +130,11 @@ def session_scope(schema: str | None = None) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def session_scope(schema: str | None = None) -> AbstractContextManager[Session]:
+    """A platform session (or one bound to `schema`, without a tenant role) as one transaction."""
+    return committed(tenant_session(schema) if schema else platform_session())
 
 
 _ROLE_KEY = "cara_tenant_role"
@@ -274,3 +280,18 @@ def reset_engine() -> None:
         get_engine().dispose()
     get_engine.cache_clear()
     _factory.cache_clear()
+
+
+# ---------------------------------------------------------------- the async reads' transaction
+
+
+def read_only_preamble(role: str | None) -> sql.Composed:
+    """The start of an async read's simple-query string (`fetch_sets`, the signed-in user's read
+    in cara.auth.repository): `BEGIN READ ONLY; SET LOCAL ROLE "<role>"; ` (without a role, the
+    transaction alone), the role quoted as an identifier. The read runs in one transaction, so
+    the role is set once for all of its statements and ends with it (the string ends with
+    `COMMIT`). Repositories build it into their per-tenant cached heads, not per request."""
+    head = sql.SQL("BEGIN READ ONLY; ")
+    if role is None:
+        return sql.Composed([head])
+    return sql.Composed([head, sql.SQL("SET LOCAL ROLE {}; ").format(sql.Identifier(role))])

@@ -44,9 +44,10 @@ from cara.kit.errors import CaraError, Forbidden, NotFound, ServiceUnavailable, 
 from cara.kit.openapi import error_responses
 from cara.live import messages as m
 from cara.live.assistant_profiles import ASSISTANT_PROFILES, assistant_profile_for
+from cara.live.browser import BrowserGone, BrowserLink
 from cara.live.permission import check_assistant_permission
-from cara.live.relay import BrowserGone, BrowserLink, LiveRelay, Refused
-from cara.live.repository import TenantScope
+from cara.live.relay import LiveRelay, Refused
+from tenants.sessions import TenantScope
 
 router = APIRouter(tags=["live"])
 UNKNOWN_CONSOLE = "Unknown assistant console."

@@ -32,9 +32,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import json
 import logging
-import re
 import time
 import uuid
 from collections import Counter, deque
@@ -45,19 +43,20 @@ from typing import Any
 from google.genai import errors as genai_errors
 from google.genai import types
 from opentelemetry import trace
-from starlette.websockets import WebSocket
 
 from cara.clinical import tool as dose_tool
 from cara.config import Settings
+from cara.consultations import service as consultations
 from cara.kit import gemini
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
 from cara.live import opus, rejoin, usage
 from cara.live.assistant_profiles import AssistantProfile, live_config
-from cara.live.repository import TenantScope, end_consultation, rejoin_consultation
+from cara.live.browser import BrowserGone, BrowserLink
 from cara.live.transcript import Line, LineAssembler, TranscriptWriter
 from cara.live.upstream import Upstream, open_upstream
 from cara.live.wake import WakeEvent, WakeState
+from tenants.sessions import TenantScope, TenantTransactions
 
 log = logging.getLogger("cara.live")
 # Spans carry the console, counts and outcomes only: never transcript text nor patient details.
@@ -84,10 +83,6 @@ _REFUSAL_CODES = {1007, 1008}
 _WITHDRAWN = frozenset({"unauthorized", "forbidden"})
 
 
-class BrowserGone(Exception):
-    """The browser's socket closed: the consultation ends."""
-
-
 class Refused(Exception):
     """The doctor may not use the assistant (or no longer may). The browser gets a `status` of
     state `error` with `code` = `kind`, a key of messages.CLOSE_CODES, then the close with its code."""
@@ -96,54 +91,6 @@ class Refused(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
-
-
-class BrowserLink:
-    """The browser side of the relay: JSON text frames, one sender at a time."""
-
-    def __init__(self, websocket: WebSocket) -> None:
-        self.websocket = websocket
-        self._lock = asyncio.Lock()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-        try:
-            async with self._lock:
-                await self.websocket.send_text(text)
-        except Exception as exc:  # disconnects surface as several exception types
-            raise BrowserGone from exc
-
-    async def send_bytes(self, data: bytes) -> None:
-        try:
-            async with self._lock:
-                await self.websocket.send_bytes(data)
-        except Exception as exc:
-            raise BrowserGone from exc
-
-    async def send_audio(self, data_base64: str, mime_type: str) -> None:
-        """Reply audio as it came (base64): no decode, no re-encode. The frame is written out
-        directly when the text needs no JSON escaping (always, for base64 and a PCM type)."""
-        if "-" in data_base64 or "_" in data_base64:
-            data_base64 = data_base64.translate(_URL_SAFE)  # browsers' atob() reads the standard alphabet
-        if _json_safe(data_base64) and _MIME.fullmatch(mime_type):
-            text = f'{{"type":"audio","data":"{data_base64}","mimeType":"{mime_type}"}}'
-        else:
-            text = json.dumps({"type": "audio", "data": data_base64, "mimeType": mime_type})
-        try:
-            async with self._lock:
-                await self.websocket.send_text(text)
-        except Exception as exc:
-            raise BrowserGone from exc
-
-    async def receive(self) -> str | bytes | None:
-        try:
-            message = await self.websocket.receive()
-        except Exception as exc:
-            raise BrowserGone from exc
-        if message["type"] == "websocket.disconnect":
-            raise BrowserGone
-        text: str | None = message.get("text")
-        return text if text is not None else message.get("bytes")
 
 
 @dataclass(frozen=True)
@@ -177,6 +124,8 @@ class LiveRelay:
         self.browser = browser
         self.profile = profile
         self.scope = scope
+        # The relay owns its writes' transactions: each one in the doctor's tenant, under its role.
+        self._transactions = TenantTransactions.of(scope)
         self.settings = settings
         self._recheck = recheck
         self.wake = WakeState(
@@ -239,7 +188,9 @@ class LiveRelay:
                 rejoin.released, self.consultation_id, previous
             ):
                 await asyncio.sleep(0.1)
-        stored = await asyncio.to_thread(rejoin_consultation, self.scope, self.consultation_id)
+        stored = await asyncio.to_thread(
+            self._transactions.run, consultations.rejoin_live, self.scope.account_id, self.consultation_id
+        )
         self.lines.restore([Line(seq=r.seq, speaker=r.speaker, text=r.text, at=r.at) for r in stored])
         self._restored = bool(stored)
         saved = await asyncio.to_thread(rejoin.load, self.consultation_id)
@@ -274,7 +225,13 @@ class LiveRelay:
             self._store(self.lines.close_all())
             await self._writer.close()
             try:
-                await asyncio.to_thread(end_consultation, self.scope, self.consultation_id, self.reconnects)
+                await asyncio.to_thread(
+                    self._transactions.run,
+                    consultations.end_live,
+                    self.scope.account_id,
+                    self.consultation_id,
+                    self.reconnects,
+                )
             except Exception as exc:  # the lines are stored; only the end time is missing
                 log.warning("could not close the consultation", extra={"error": type(exc).__name__})
             await client.aio.aclose()
@@ -670,16 +627,6 @@ class LiveRelay:
 
 
 # Base64 of the URL-safe alphabet to the standard one (what browsers' atob() reads).
-_URL_SAFE = str.maketrans("-_", "+/")
-_MIME = re.compile(r"audio/[a-z0-9.+-]+(;[a-z]+=[0-9]+)?")
-
-
-def _json_safe(text: str) -> bool:
-    """True when `text` can stand between JSON quotes as it is (string scans in C: no regex
-    over 8 KB of audio)."""
-    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
-
-
 def _root_type(exc: BaseException) -> str:
     """The name of the error at the bottom of `exc`'s causes (e.g. ConnectionError): what failed,
     without the message, which could carry connection details."""

@@ -5,10 +5,10 @@ contiguous speech: it ends when the other side speaks, at the end of a turn,
 on an interruption or tool call, and before any reconnection, so nothing
 heard is left unstored when the upstream connection changes.
 
-Lines are written through a session bound to the doctor's tenant schema and
-running under the tenant's database role, as every request of that doctor is.
-The writes are small and synchronous; the relay runs them on a worker thread,
-one consultation at a time and in order.
+Lines are written by the consultation record (cara.consultations.service.store_lines) in a
+transaction the writer opens, bound to the doctor's tenant schema and running under the
+tenant's database role, as every request of that doctor is. The writes are small and
+synchronous; the relay runs them on a worker thread, one consultation at a time and in order.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from cara.live.repository import TenantScope, store_lines
+from cara.consultations import service as consultations
 from cara.models.base import utcnow
+from tenants.sessions import TenantScope, TenantTransactions
 
 log = logging.getLogger("cara.live")
 
@@ -28,11 +29,8 @@ Speaker = str  # "user" | "assistant" | "tool"
 
 
 @dataclass(frozen=True)
-class Line:
-    seq: int
-    speaker: Speaker
-    text: str
-    at: datetime
+class Line(consultations.SpokenLine):
+    """A closed line as the relay sends it to the browser and hands it to the record."""
 
     def as_message(self) -> dict[str, object]:
         return {
@@ -107,6 +105,11 @@ class LineAssembler:
 # A database failover takes seconds to tens of seconds: the lines wait in memory
 # and are retried for about half a minute before they are given up.
 STORE_RETRY_DELAYS_SECONDS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+
+
+def store_lines(scope: TenantScope, consultation_id: uuid.UUID, lines: list[Line]) -> None:
+    """One transaction in the doctor's tenant, under its role, in which the record stores them."""
+    TenantTransactions.of(scope).run(consultations.store_lines, consultation_id, lines)
 
 
 class TranscriptWriter:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import delete, select
@@ -86,6 +87,6 @@ def abandoned(session: Session, before: datetime) -> list[uuid.UUID]:
     )
 
 
-def delete_uploads(session: Session, upload_ids: list[uuid.UUID]) -> None:
+def delete_uploads(session: Session, upload_ids: Sequence[uuid.UUID]) -> None:
     """The uploads and their audio (parts go with them: ON DELETE CASCADE)."""
     session.execute(delete(RecordingUpload).where(RecordingUpload.id.in_(upload_ids)))

@@ -2,12 +2,13 @@
 
 When the live link cannot carry a consultation, the console records the microphone (Opus) and
 uploads it once the link is back: `create` (after the consent step, checked like a live start),
-`append_chunk` at the offset the server expects (a replay of received bytes is answered as done,
-a gap or overlap is 409 with the expected offset), `complete` (every byte received) enqueues
-`recordings.process`. On the worker (`process`) the audio is transcribed by the provider, the
-consultation is made with its lines (source 'recorded'), the raw audio is deleted in that same
-transaction, and a draft note is generated from the stored lines like any consultation's. A
-failure leaves the upload 'failed' (its audio kept until processed) and `retry` runs it again.
+`append_chunk` at the offset the server expects (a replay of received bytes is answered as
+done, a gap or overlap is 409 with the expected offset), `complete` (every byte received)
+enqueues `recordings.process`. On the worker (`process`, each step in a transaction the actor
+hands over) the audio is transcribed by the provider, the consultation is made with its lines
+(source 'recorded'), the raw audio is deleted in that same transaction, and a draft note is
+generated from the stored lines like any consultation's. A failure leaves the upload 'failed'
+(its audio kept until processed) and `retry` runs it again.
 Another doctor's or tenant's upload is 404.
 """
 
@@ -15,16 +16,16 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from cara.audit.service import record_tenant
+from cara.audit.service import purge_expired, record_tenant
 from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
 from cara.kit import gemini
-from cara.kit.db import get_engine, restrict_to_tenant_role, tenant_session
 from cara.kit.errors import (
     BadRequest,
     CaraError,
@@ -40,7 +41,7 @@ from cara.models.base import utcnow
 from cara.recordings import audio, repository, transcribe
 from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
 from cara.summaries import service as summaries
-from tenants.roles import role_for
+from tenants.sessions import TenantTransactions
 
 log = logging.getLogger("cara.recordings")
 
@@ -232,12 +233,6 @@ UNREADABLE = "The recording could not be read."
 NO_TRANSCRIPT = "The AI service returned no usable transcript."
 
 
-def _worker_session(schema: str) -> Session:
-    session = tenant_session(schema)
-    restrict_to_tenant_role(session, role_for(str(get_engine().url.database), schema))
-    return session
-
-
 def _failure_text(exc: BaseException, stage: str) -> str:
     if isinstance(exc, audio.AudioUnreadable):
         return UNREADABLE
@@ -248,75 +243,96 @@ def _failure_text(exc: BaseException, stage: str) -> str:
     return f"The AI service could not {stage}: {gemini.provider_message(exc)}"[:300]
 
 
-def process(schema: str, upload_id: str) -> None:
-    """The job: transcript -> consultation (audio deleted) -> draft. Each step commits; a failure
-    marks the upload 'failed' and keeps what the next attempt needs."""
+@dataclass(frozen=True)
+class Claimed:
+    """An upload this delivery of the job took on."""
+
+    doctor_id: uuid.UUID
+    console: str
+    consultation_id: uuid.UUID | None
+
+
+def _claim(session: Session, upload_id: uuid.UUID) -> Claimed | None:
+    upload = repository.upload_for_update(session, upload_id)
+    if upload is None or upload.state != "processing":
+        return None  # gone, or already handled by another delivery of the job
+    upload.attempts += 1
+    return Claimed(upload.doctor_account_id, upload.console, upload.consultation_id)
+
+
+def _finish(session: Session, upload_id: uuid.UUID, state: str, error: str | None) -> None:
+    upload = repository.upload_for_update(session, upload_id)
+    if upload is not None:
+        upload.state = state
+        upload.error = error
+
+
+def process(transactions: TenantTransactions, upload_id: str) -> None:
+    """The job: transcript -> consultation (audio deleted) -> draft. Each step is a transaction
+    of its own (`transactions`, the actor's); a failure marks the upload 'failed' and keeps what
+    the next attempt needs."""
     uid = uuid.UUID(upload_id)
-    with _worker_session(schema) as session:
-        upload = repository.upload_for_update(session, uid)
-        if upload is None or upload.state != "processing":
-            return  # gone, or already handled by another delivery of the job
-        upload.attempts += 1
-        doctor_id, console, consultation_id = upload.doctor_account_id, upload.console, upload.consultation_id
-        session.commit()
+    claimed = transactions.run(_claim, uid)
+    if claimed is None:
+        return
+    consultation_id = claimed.consultation_id
     stage = "transcribe the recording"
     try:
         if consultation_id is None:
-            consultation_id = _transcribe(schema, uid)
+            consultation_id = _transcribe(transactions, uid)
         stage = "draft the note"
         target = consultations.DraftTarget(
-            schema=schema, doctor_id=doctor_id, consultation_id=consultation_id, console=console
+            schema=transactions.schema,
+            doctor_id=claimed.doctor_id,
+            consultation_id=consultation_id,
+            console=claimed.console,
         )
         summaries.draft_from_record(
-            summaries.SummaryJob(kind="report", focus=None, transcript="", target=target), target
+            summaries.SummaryJob(kind="report", focus=None, transcript="", target=target),
+            target,
+            transactions,
         )
     except Exception as exc:
         # The type only: a provider's message may quote what it heard.
         log.warning("recording processing failed", extra={"error": type(exc).__name__, "stage": stage})
-        with _worker_session(schema) as session:
-            upload = repository.upload_for_update(session, uid)
-            if upload is not None:
-                upload.state = "failed"
-                upload.error = _failure_text(exc, stage)
-            session.commit()
+        transactions.run(_finish, uid, "failed", _failure_text(exc, stage))
         return
-    with _worker_session(schema) as session:
-        upload = repository.upload_for_update(session, uid)
-        if upload is not None:
-            upload.state = "done"
-            upload.error = None
-        session.commit()
+    transactions.run(_finish, uid, "done", None)
 
 
-def _transcribe(schema: str, upload_id: uuid.UUID) -> uuid.UUID:
-    """Decode, transcribe, and store the consultation with its lines; the raw audio goes in the
-    same transaction. The provider call runs with no transaction open."""
-    with _worker_session(schema) as session:
-        data = repository.recording(session, upload_id)
+def _store_transcript(
+    session: Session, upload_id: uuid.UUID, prepared: audio.Prepared, lines: list[consultations.RecordedLine]
+) -> uuid.UUID:
+    """The consultation with its lines; the raw audio goes in the same transaction."""
+    upload = repository.upload_for_update(session, upload_id)
+    if upload is None:
+        raise NotFound(NOT_FOUND)
+    seconds = upload.duration_ms / 1000 if upload.duration_ms else prepared.seconds
+    consultation_id = consultations.add_recorded(
+        session,
+        doctor_id=upload.doctor_account_id,
+        console=upload.console,
+        consent_basis=upload.consent_basis,
+        consent_at=upload.recorded_at,
+        started_at=upload.recorded_at,
+        duration_seconds=max(seconds, prepared.seconds),
+        model=get_settings().gemini_text_model,
+        lines=lines,
+    )
+    upload.consultation_id = consultation_id
+    repository.delete_parts(session, upload_id)
+    return consultation_id
+
+
+def _transcribe(transactions: TenantTransactions, upload_id: uuid.UUID) -> uuid.UUID:
+    """Decode, transcribe, and store the consultation with its lines. The provider call runs
+    with no transaction open."""
+    data = transactions.run(repository.recording, upload_id)
     if not get_settings().gemini_api_key:
         raise ServiceUnavailable(gemini.AI_NOT_CONFIGURED)
     prepared = audio.prepare(data)
     lines = transcribe.transcribe(prepared)
-    with _worker_session(schema) as session:
-        upload = repository.upload_for_update(session, upload_id)
-        if upload is None:
-            raise NotFound(NOT_FOUND)
-        seconds = upload.duration_ms / 1000 if upload.duration_ms else prepared.seconds
-        consultation_id = consultations.add_recorded(
-            session,
-            doctor_id=upload.doctor_account_id,
-            console=upload.console,
-            consent_basis=upload.consent_basis,
-            consent_at=upload.recorded_at,
-            started_at=upload.recorded_at,
-            duration_seconds=max(seconds, prepared.seconds),
-            model=get_settings().gemini_text_model,
-            lines=lines,
-        )
-        upload.consultation_id = consultation_id
-        repository.delete_parts(session, upload_id)
-        session.commit()
-        return consultation_id
+    return transactions.run(_store_transcript, upload_id, prepared, lines)
 
 
 # ------------------------------------------------------------------ abandoned recordings (scheduled)
@@ -326,20 +342,12 @@ EXPIRE_ACTOR = "recordings.expire"
 ABANDONED_AFTER = timedelta(days=30)
 
 
-def expire_abandoned(schema: str, now: datetime | None = None) -> int:
-    """In one tenant schema: delete uploads left receiving or failed for `ABANDONED_AFTER`, with
-    their audio (raw audio is never kept for long). Returns how many."""
+def expire_abandoned(session: Session, now: datetime | None = None) -> int:
+    """In one tenant schema (the caller's session, bound to it): delete uploads left receiving
+    or failed for `ABANDONED_AFTER`, with their audio (raw audio is never kept for long).
+    Returns how many."""
     at = now or utcnow()
-    with _worker_session(schema) as session:
-        expired = repository.abandoned(session, at - ABANDONED_AFTER)
-        if expired:
-            repository.delete_uploads(session, expired)
-            record_tenant(
-                session,
-                action="recording.expired",
-                actor_id=None,
-                target_type="recording",
-                detail={"recordings": len(expired)},
-            )
-        session.commit()
-        return len(expired)
+    expired = repository.abandoned(session, at - ABANDONED_AFTER)
+    return purge_expired(
+        session, expired, repository.delete_uploads, action="recording.expired", target_type="recording"
+    )

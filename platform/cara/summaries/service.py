@@ -15,6 +15,7 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from cara.kit.jobs import send_now
 from cara.kit.redis import get_redis
 from cara.summaries import record
 from cara.summaries.schemas import SummarizeRequest, TranscriptLineIn
+from tenants.sessions import TenantTransactions
 
 log = logging.getLogger("cara.summaries")
 
@@ -213,8 +215,10 @@ def generate(job: SummaryJob) -> str:
     return text
 
 
-def run_job(request_id: str) -> None:
-    """The actor's work: read the input, generate, push the result for the waiting request."""
+def run_job(request_id: str, transactions_for: Callable[[str], TenantTransactions]) -> None:
+    """The actor's work: read the input, generate, push the result for the waiting request. A
+    draft of a stored consultation reads and writes in the tenant's transactions the actor hands
+    over (`transactions_for(schema)`)."""
     client = get_redis()
     raw = client.getdel(_PREFIX + request_id + ":input")
     if raw is None:
@@ -223,7 +227,7 @@ def run_job(request_id: str) -> None:
     try:
         job = SummaryJob.from_json(raw)
         if job.target is not None:
-            draft = draft_from_record(job, job.target)
+            draft = draft_from_record(job, job.target, transactions_for(job.target.schema))
             result = {"ok": True, "summary": draft.text, "draft": draft.model_dump(mode="json")}
         else:
             result = {"ok": True, "summary": generate(job)}
@@ -237,10 +241,13 @@ def run_job(request_id: str) -> None:
     client.expire(key, _RESULT_TTL_SECONDS)
 
 
-def draft_from_record(job: SummaryJob, target: consultations.DraftTarget) -> DraftOut:
-    """Read the consultation's stored lines, ask Gemini for a draft with evidence, store it.
-    Nothing is stored unless the model answered with a usable draft."""
-    lines = consultations.draft_source(target)
+def draft_from_record(
+    job: SummaryJob, target: consultations.DraftTarget, transactions: TenantTransactions
+) -> DraftOut:
+    """Read the consultation's stored lines, ask Gemini for a draft with evidence, store it: the
+    read and the store are each a transaction of the caller's `transactions`, and none is open
+    while the model writes. Nothing is stored unless the model answered with a usable draft."""
+    lines = transactions.run(consultations.draft_source, target)
     if not lines:
         raise ValueError("no transcript")
     model = get_settings().gemini_text_model
@@ -271,7 +278,8 @@ def draft_from_record(job: SummaryJob, target: consultations.DraftTarget) -> Dra
     finally:
         client.close()
     parsed = record.parse(response.text or "", target.console, job.kind, lines)
-    return consultations.store_draft(
+    return transactions.run(
+        consultations.store_draft,
         target,
         consultations.NewDraft(
             kind=job.kind,

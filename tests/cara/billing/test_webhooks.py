@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from cara.billing import events as billing_events
 from cara.billing import stripe_api
 from cara.billing.sync import RetryLater, sync_subscription
 from cara.kit.db import session_scope
@@ -18,6 +17,7 @@ from cara.models import Account, Payment, ProviderEvent, Subscription
 from cara.models.platform import LIVE_SUBSCRIPTION_STATUSES
 from tests.cara.billing.conftest import Stripe, wait_processed
 from tests.factories import auth, doctor_payload, hospital_payload, signup
+from workers.actors.billing import run_event
 
 
 def _subscribed(client: Any, stripe: Stripe, plan: str = "Basic") -> tuple[dict[str, Any], str]:
@@ -95,7 +95,7 @@ def test_updated_before_created_and_deleted_before_both_end_right(client: Any, s
     for event in (updated, created):
         assert stripe.post(event).status_code == 200
     for row_id in _event_rows():
-        assert billing_events.process(row_id)
+        assert run_event(row_id)
     with session_scope() as s:
         row = s.scalars(select(Subscription)).one()
         assert (row.status, row.cancel_at_period_end) == ("active", True)
@@ -107,7 +107,7 @@ def test_updated_before_created_and_deleted_before_both_end_right(client: Any, s
     for event in (deleted, {**updated, "id": "evt_stale_1"}, {**created, "id": "evt_stale_2"}):
         assert stripe.post(event).status_code == 200
     for row_id in _event_rows():
-        billing_events.process(row_id)
+        run_event(row_id)
     assert _status(doctor["user"]["email"]) == ["canceled"]
     r = client.get("/api/subscription/current", headers=auth(doctor["token"]))
     assert r.json()["status"] == "canceled"
@@ -123,7 +123,7 @@ def test_failed_renewal_then_paid_invoice(client: Any, stripe: Stripe) -> None:
     stripe.double.renew(sub_id, paid=False)
     stripe.deliver()  # the checkout's events, then the failed renewal's
     for row_id in _event_rows():
-        billing_events.process(row_id)
+        run_event(row_id)
     assert _status(doctor["user"]["email"]) == ["past_due"]
     with session_scope() as s:
         assert sorted(p.status for p in s.scalars(select(Payment))) == ["failed", "succeeded"]
@@ -132,7 +132,7 @@ def test_failed_renewal_then_paid_invoice(client: Any, stripe: Stripe) -> None:
     for event in stripe.new_events("invoice.paid")[-1:]:
         stripe.post(event)
     for row_id in _event_rows():
-        billing_events.process(row_id)
+        run_event(row_id)
     assert _status(doctor["user"]["email"]) == ["active"]
     with session_scope() as s:
         assert sorted(p.status for p in s.scalars(select(Payment))) == ["failed", "succeeded", "succeeded"]
@@ -145,7 +145,7 @@ def test_an_event_about_an_unknown_subscription_is_retried_not_dropped(client: A
     assert stripe.post(ghost).status_code == 200
     (row_id,) = _event_rows()
     with pytest.raises(RetryLater):
-        billing_events.process(row_id)
+        run_event(row_id)
     with session_scope() as s:
         stored = s.get(ProviderEvent, row_id)
         assert stored is not None

@@ -320,10 +320,10 @@ def test_the_live_relay_gathers_search_words_as_it_stores_lines(client: Any, doc
     """Lines stored by the live relay, and its end of the consultation, leave the search document
     current: a search (or the hourly job) has nothing left to gather."""
     from cara.auth.principal import tenant_role
-    from cara.consultations import repository
-    from cara.live.repository import TenantScope, end_consultation, store_lines
-    from cara.live.transcript import Line
+    from cara.consultations import repository, service
+    from cara.live.transcript import Line, store_lines
     from cara.models.base import utcnow
+    from tenants.sessions import TenantScope, TenantTransactions
 
     cid = start(client, doctor).json()["id"]
     schema, account = schema_and_account(doctor)
@@ -344,7 +344,7 @@ def test_the_live_relay_gathers_search_words_as_it_stores_lines(client: Any, doc
         assert consultation is not None and consultation.search is not None
         assert "pheochromocytoma" in str(consultation.search)
     store_lines(scope, uuid.UUID(cid), [Line(1, "assistant", "Noted: plasma metanephrines", utcnow())])
-    end_consultation(scope, uuid.UUID(cid), reconnects=0)
+    TenantTransactions.of(scope).run(service.end_live, account, uuid.UUID(cid), 0)
     assert behind() == 0
     assert [i["id"] for i in listing(client, doctor, q="plasma pheochro").json()["items"]] == [cid]
 

@@ -15,9 +15,16 @@ from cara.kit.db import tenant_session
 from cara.kit.jobs import send_now
 from cara.models import Consultation, ConsultationDraft, ConsultationNote, TenantAuditEvent, TranscriptLine
 from cara.models.base import utcnow
+from tenants.sessions import tenant_transaction
 from tests.cara.consultations.conftest import add_lines, schema_and_account, start, subscribe
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 from workers.scheduler import SCHEDULE
+
+
+def retention(schema: str) -> int:
+    """The scheduled job's work in one schema, in the transaction the actor opens for it."""
+    with tenant_transaction(schema) as session:
+        return service.apply_retention(session, schema)
 
 
 def age(headers: dict[str, str], cid: str, days: int) -> None:
@@ -123,16 +130,16 @@ def test_hospital_period(client: Any) -> None:
     add_lines(staff, cid, [("user", "a week and a day")])
     age(staff, cid, 8)
     schema, _ = schema_and_account(staff)
-    assert service.apply_retention(schema) == 1
+    assert retention(schema) == 1
     assert held(staff, cid) == (0, 0, 0)
-    assert service.apply_retention(schema) == 0  # nothing left to purge
+    assert retention(schema) == 0  # nothing left to purge
 
 
 def test_the_hourly_job_gathers_search_documents(client: Any, doctor: dict[str, str]) -> None:
     cid = start(client, doctor).json()["id"]
     add_lines(doctor, cid, [("user", "Gathered by the hourly job")])
     schema, _ = schema_and_account(doctor)
-    service.apply_retention(schema)
+    retention(schema)
     with tenant_session(schema) as s:
         c = s.get(Consultation, uuid.UUID(cid))
         assert c is not None and c.search_indexed_at is not None

@@ -59,8 +59,8 @@ def write(lines: list[Any], store_lines: Any, monkeypatch: Any, retries: int) ->
     import uuid
 
     from cara.live import transcript
-    from cara.live.repository import TenantScope
     from cara.live.transcript import TranscriptWriter
+    from tenants.sessions import TenantScope
 
     consultation_id = uuid.uuid4()
     stored_for_real = transcript.store_lines

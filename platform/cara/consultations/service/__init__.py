@@ -1,0 +1,110 @@
+"""The consultation record's rules, one module per audience: the record itself (record), the
+doctor's list (listing), transcript lines from every source (transcript), the note and its
+signature (notes), exports (exports), the hospital's view (hospital) and the workers' jobs
+(jobs). Other domains and the endpoints import this package, never its modules: what is
+re-exported here is the record's public surface.
+
+Services never commit and never open a session of their own: the endpoint (the request's
+session) or the actor (a tenant session it opens) owns the transaction.
+"""
+
+from cara.consultations.radiology import render_radiology
+from cara.consultations.service.exports import ExportFile, export_note, signed_note
+from cara.consultations.service.hospital import (
+    hospital_export_note,
+    hospital_read_note,
+    hospital_signed_notes,
+)
+from cara.consultations.service.jobs import (
+    RADIOLOGY_CONSOLE,
+    RETENTION_ACTOR,
+    DraftTarget,
+    NewDraft,
+    SourceLine,
+    apply_retention,
+    draft_source,
+    draft_target,
+    store_draft,
+)
+from cara.consultations.service.listing import decode_cursor, encode_cursor, list_consultations, search_words
+from cara.consultations.service.notes import add_addendum, content_hash, parse_version, save_note, sign_note
+from cara.consultations.service.record import (
+    DEFAULT_RETENTION_DAYS,
+    MAX_PAGE_SIZE,
+    NOT_FOUND,
+    PAGE_SIZE,
+    RecordPolicy,
+    change_consultation,
+    change_settings,
+    consultation_out,
+    detail,
+    open_for_live,
+    own_consultation,
+    policy,
+    read_consultation,
+    read_settings,
+    recording_consent,
+    start_consultation,
+)
+from cara.consultations.service.transcript import (
+    RecordedLine,
+    SpokenLine,
+    add_assistant_lines,
+    add_recorded,
+    end_live,
+    index_for_search,
+    rejoin_live,
+    store_lines,
+)
+
+__all__ = [
+    "DEFAULT_RETENTION_DAYS",
+    "MAX_PAGE_SIZE",
+    "NOT_FOUND",
+    "PAGE_SIZE",
+    "RADIOLOGY_CONSOLE",
+    "RETENTION_ACTOR",
+    "DraftTarget",
+    "ExportFile",
+    "NewDraft",
+    "RecordPolicy",
+    "RecordedLine",
+    "SourceLine",
+    "SpokenLine",
+    "add_addendum",
+    "add_assistant_lines",
+    "add_recorded",
+    "apply_retention",
+    "change_consultation",
+    "change_settings",
+    "consultation_out",
+    "content_hash",
+    "decode_cursor",
+    "detail",
+    "draft_source",
+    "draft_target",
+    "encode_cursor",
+    "end_live",
+    "export_note",
+    "hospital_export_note",
+    "hospital_read_note",
+    "hospital_signed_notes",
+    "index_for_search",
+    "list_consultations",
+    "open_for_live",
+    "own_consultation",
+    "parse_version",
+    "policy",
+    "read_consultation",
+    "read_settings",
+    "recording_consent",
+    "rejoin_live",
+    "render_radiology",
+    "save_note",
+    "search_words",
+    "sign_note",
+    "signed_note",
+    "start_consultation",
+    "store_draft",
+    "store_lines",
+]

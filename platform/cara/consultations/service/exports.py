@@ -1,0 +1,103 @@
+"""A signed note leaves Cara as FHIR (a document Bundle or a DocumentReference) or PDF; every
+export is audited.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from cara.audit.service import record_tenant
+from cara.auth.principal import Principal
+from cara.consultations import export, repository
+from cara.consultations.service.record import own_consultation
+from cara.kit.errors import Conflict
+from cara.models import Consultation
+
+# ------------------------------------------------------------------ exports
+
+NOT_SIGNED = "Only a signed note can be exported. Sign the note first."
+INDEPENDENT_PRACTICE = "Independent practice"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    content: bytes
+    media_type: str
+    filename: str
+
+
+def signed_note(session: Session, consultation: Consultation) -> export.SignedNote:
+    """The signed note of a consultation with its addenda, for export; 409 if it is not signed."""
+    note = repository.note(session, consultation.id)
+    entries = repository.note_entries(session, note.id) if note is not None else []
+    if not entries:
+        raise Conflict(NOT_SIGNED)
+    doctor = repository.account(session, consultation.doctor_account_id)
+    clinic = repository.hospital_name(session, doctor.hospital_id) if doctor and doctor.hospital_id else None
+    return export.SignedNote(
+        consultation_id=consultation.id,
+        console=consultation.console,
+        title=consultation.title,
+        started_at=consultation.started_at,
+        patient=consultation.patient_reference,
+        doctor_name=doctor.name if doctor else entries[0].author_name,
+        clinic_name=clinic or INDEPENDENT_PRACTICE,
+        entries=[
+            export.Entry(
+                number=e.number,
+                kind=e.kind,
+                text=e.text,
+                author_name=e.author_name,
+                at=e.created_at,
+                sha256=e.content_sha256,
+            )
+            for e in entries
+        ],
+    )
+
+
+def export_file(
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    kind: str,
+    resource: str = "bundle",
+    audit: dict[str, Any] | None = None,
+) -> ExportFile:
+    note = signed_note(session, consultation)
+    stem = f"consultation-{consultation.started_at.strftime('%Y%m%d')}-{str(consultation.id)[:8]}"
+    if kind == "pdf":
+        out = ExportFile(export.pdf(note), "application/pdf", f"{stem}.pdf")
+    else:
+        document = (
+            export.document_reference(note)
+            if resource == "document-reference"
+            else export.document_bundle(note)
+        )
+        out = ExportFile(
+            json.dumps(document, ensure_ascii=False, indent=2).encode(),
+            export.FHIR_MEDIA_TYPE,
+            f"{stem}.fhir.json",
+        )
+    record_tenant(
+        session,
+        action="consultation.export",
+        actor_id=principal.id,
+        target_type="consultation",
+        target_id=consultation.id,
+        detail={"format": kind, **({"resource": resource} if kind == "fhir" else {}), **(audit or {})},
+    )
+    return out
+
+
+def export_note(
+    session: Session, principal: Principal, consultation_id: object, kind: str, resource: str = "bundle"
+) -> ExportFile:
+    """The doctor's signed note as FHIR (`bundle` or `document-reference`) or PDF; audited."""
+    return export_file(
+        session, principal, own_consultation(session, principal, consultation_id), kind, resource
+    )

@@ -1,0 +1,260 @@
+"""The note: saved with optimistic concurrency, signed (that version becomes immutable: name,
+time, SHA-256 of what was signed), then only added to by signed addenda.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from cara.audit.service import record_tenant
+from cara.auth.principal import Principal
+from cara.consultations import repository
+from cara.consultations.radiology import render_radiology
+from cara.consultations.schemas import (
+    AddendumIn,
+    NoteOut,
+    NoteSave,
+    NoteSign,
+)
+from cara.consultations.service.record import note_out, own_consultation
+from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
+from cara.models import (
+    Consultation,
+    ConsultationDraft,
+    ConsultationNote,
+    ConsultationNoteEntry,
+)
+from cara.models.base import utcnow
+
+# ------------------------------------------------------------------ the note: edit, sign, addenda
+
+NOTE_SIGNED = "This note is signed and can no longer be changed. Add an addendum instead."
+NOTE_CHANGED = (
+    "This note was saved elsewhere (another tab or device) since you opened it. "
+    "Your text is still here: reload the note, then save your changes again."
+)
+NOTE_EMPTY = "An empty note cannot be signed."
+ADDENDUM_EMPTY = "An addendum cannot be empty."
+ADDENDUM_UNSIGNED = "Only a signed note takes addenda; edit the note instead."
+NOTE_MISSING = "There is no note to sign yet."
+DRAFT_NOT_FOUND = "Draft not found."
+BAD_VERSION = "The If-Match header must be the note's version."
+
+
+def _noted(
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    note: ConsultationNote,
+    action: str,
+    detail: dict[str, Any],
+) -> NoteOut:
+    """Audit a change of the note (save, sign, addendum) and answer the note as it now is."""
+    record_tenant(
+        session,
+        action=action,
+        actor_id=principal.id,
+        target_type="consultation",
+        target_id=consultation.id,
+        detail=detail,
+    )
+    session.flush()
+    out = note_out(session, note)
+    assert out is not None
+    return out
+
+
+def parse_version(if_match: str | None, body_version: int | None) -> int | None:
+    """The version the client edited: `If-Match` ("3", "\\"3\\"" or W/"3") or the body's `version`."""
+    if if_match is None or not if_match.strip():
+        return body_version
+    raw = if_match.strip().removeprefix("W/").strip('"')
+    if not raw.isdigit():
+        raise BadRequest(BAD_VERSION)
+    return int(raw)
+
+
+def _note_content(body: NoteSave, draft: ConsultationDraft | None) -> tuple[str, dict[str, Any] | None]:
+    if body.sections is not None:
+        sections = body.sections.model_dump()
+        sections["impression"] = [i.strip() for i in sections["impression"] if i.strip()]
+        return render_radiology(sections), sections
+    if body.text is not None:
+        return body.text, None
+    if draft is not None:
+        return draft.text, draft.sections
+    return "", None
+
+
+def save_note(
+    session: Session, principal: Principal, consultation_id: object, body: NoteSave, if_match: str | None
+) -> NoteOut:
+    """Save the note if nobody saved it since `version` (optimistic concurrency); a signed note
+    never changes. The first save may start from one of the consultation's drafts."""
+    consultation = own_consultation(session, principal, consultation_id, for_update=True)
+    expected = parse_version(if_match, body.version)
+    note = repository.note(session, consultation.id, for_update=True)
+    if note is not None and repository.note_entries(session, note.id):
+        raise Conflict(NOTE_SIGNED)
+    if consultation.state == "signed":
+        raise Conflict(NOTE_SIGNED)
+    draft = None
+    if body.fromDraftId is not None:
+        draft = repository.draft(session, consultation.id, parse_draft_id(body.fromDraftId))
+        if draft is None:
+            raise NotFound(DRAFT_NOT_FOUND)
+    text, sections = _note_content(body, draft)
+    if note is None:
+        if expected not in (None, 0):
+            raise Conflict(NOTE_CHANGED)
+        note = repository.add_note(
+            session,
+            ConsultationNote(
+                consultation_id=consultation.id,
+                text=text,
+                sections=sections,
+                source_draft_id=draft.id if draft else None,
+                version=1,
+            ),
+        )
+    else:
+        if expected != note.version:
+            raise Conflict(NOTE_CHANGED)
+        note.text, note.sections = text, sections
+        if draft is not None:
+            note.source_draft_id = draft.id
+        note.version += 1
+        note.updated_at = utcnow()
+    if consultation.state == "in_progress":
+        consultation.state = "draft"
+    return _noted(
+        session,
+        principal,
+        consultation,
+        note,
+        "consultation.note.save",
+        {"version": note.version, **({"fromDraft": str(draft.id)} if draft else {})},
+    )
+
+
+def parse_draft_id(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError as exc:
+        raise NotFound(DRAFT_NOT_FOUND) from exc
+
+
+def content_hash(
+    consultation_id: uuid.UUID,
+    number: int,
+    kind: str,
+    text: str,
+    sections: dict[str, Any] | None,
+    author_id: uuid.UUID,
+    author_name: str,
+    at: datetime,
+) -> str:
+    """SHA-256 of a signed entry's canonical JSON: what was signed, by whom, when."""
+    canonical = json.dumps(
+        {
+            "consultation": str(consultation_id),
+            "number": number,
+            "kind": kind,
+            "text": text,
+            "sections": sections,
+            "author": str(author_id),
+            "authorName": author_name,
+            "at": at.astimezone(UTC).isoformat(),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _entry(
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    note: ConsultationNote,
+    kind: str,
+    text: str,
+    sections: dict[str, Any] | None,
+    number: int,
+) -> ConsultationNoteEntry:
+    at = utcnow()
+    name = principal.account.name
+    return repository.add_entry(
+        session,
+        ConsultationNoteEntry(
+            note_id=note.id,
+            number=number,
+            kind=kind,
+            text=text,
+            sections=sections,
+            author_account_id=principal.id,
+            author_name=name,
+            content_sha256=content_hash(
+                consultation.id, number, kind, text, sections, principal.id, name, at
+            ),
+            created_at=at,
+        ),
+    )
+
+
+def sign_note(
+    session: Session, principal: Principal, consultation_id: object, body: NoteSign, if_match: str | None
+) -> NoteOut:
+    """Sign the note as it is at `version`: that version becomes immutable (name, time, hash)."""
+    consultation = own_consultation(session, principal, consultation_id, for_update=True)
+    note = repository.note(session, consultation.id, for_update=True)
+    if note is None:
+        raise ValidationFailed({"text": NOTE_EMPTY}, message=NOTE_EMPTY)
+    if repository.note_entries(session, note.id):
+        raise Conflict(NOTE_SIGNED)
+    expected = parse_version(if_match, body.version)
+    if expected is not None and expected != note.version:
+        raise Conflict(NOTE_CHANGED)
+    if not note.text.strip():
+        raise ValidationFailed({"text": NOTE_EMPTY}, message=NOTE_EMPTY)
+    entry = _entry(session, principal, consultation, note, "signature", note.text, note.sections, 1)
+    consultation.state = "signed"
+    consultation.signed_at = entry.created_at
+    return _noted(
+        session,
+        principal,
+        consultation,
+        note,
+        "consultation.note.sign",
+        {"version": note.version, "sha256": entry.content_sha256},
+    )
+
+
+def add_addendum(
+    session: Session, principal: Principal, consultation_id: object, body: AddendumIn
+) -> NoteOut:
+    """Add to a signed note without changing it: a new signed entry."""
+    consultation = own_consultation(session, principal, consultation_id, for_update=True)
+    note = repository.note(session, consultation.id, for_update=True)
+    entries = repository.note_entries(session, note.id) if note is not None else []
+    if note is None or not entries:
+        raise Conflict(ADDENDUM_UNSIGNED)
+    text = body.text.strip()
+    if not text:
+        raise ValidationFailed({"text": ADDENDUM_EMPTY}, message=ADDENDUM_EMPTY)
+    entry = _entry(session, principal, consultation, note, "addendum", text, None, entries[-1].number + 1)
+    return _noted(
+        session,
+        principal,
+        consultation,
+        note,
+        "consultation.note.addendum",
+        {"number": entry.number, "sha256": entry.content_sha256},
+    )
