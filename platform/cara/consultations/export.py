@@ -4,7 +4,8 @@ The FHIR document is a `Bundle` of type document whose first entry is the `Compo
 carries the `DocumentReference` (LOINC 11488-4 consult note, or 18748-4 diagnostic imaging report
 for radiology) whose attachment is the signed note, and the patient (the consultation's patient
 reference as the subject), the doctor and the clinic. Entry ids are derived from the consultation,
-so exporting twice gives the same document.
+and every time in either format is one of the note's own (the PDF's creation date is the signing
+time), so exporting twice gives the same bytes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ CONSULT_NOTE = ("11488-4", "Consult note")
 IMAGING_REPORT = ("18748-4", "Diagnostic imaging study")
 PATIENT_ID_SYSTEM = "urn:cara:patient-reference"
 NOTE_HASH_SYSTEM = "urn:cara:note-sha256"
+LICENSE_SYSTEM = "urn:cara:license-number"
 FHIR_MEDIA_TYPE = "application/fhir+json"
 _NS = uuid.UUID("6f1f3c52-3d0e-4f0b-9a55-2f6c1f0f6a11")
 _FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -56,6 +58,7 @@ class SignedNote:
     doctor_name: str
     clinic_name: str
     entries: list[Entry]
+    license_number: str | None = None
 
     @property
     def signature(self) -> Entry:
@@ -118,6 +121,13 @@ def _patient(note: SignedNote) -> dict[str, Any] | None:
     if ref.get("age") is not None:
         patient["text"] = {"status": "generated", "div": _div(f"Age {ref['age']} at the consultation")}
     return patient
+
+
+def _practitioner(note: SignedNote) -> dict[str, Any]:
+    practitioner: dict[str, Any] = {"resourceType": "Practitioner", "name": [{"text": note.doctor_name}]}
+    if note.license_number:
+        practitioner["identifier"] = [{"system": LICENSE_SYSTEM, "value": note.license_number}]
+    return practitioner
 
 
 def document_reference(note: SignedNote) -> dict[str, Any]:
@@ -196,10 +206,7 @@ def document_bundle(note: SignedNote) -> dict[str, Any]:
         composition["subject"] = {"reference": _urn(note, "patient")}
     entries = [
         {"fullUrl": _urn(note, "composition"), "resource": composition},
-        {
-            "fullUrl": _urn(note, "practitioner"),
-            "resource": {"resourceType": "Practitioner", "name": [{"text": note.doctor_name}]},
-        },
+        {"fullUrl": _urn(note, "practitioner"), "resource": _practitioner(note)},
         {
             "fullUrl": _urn(note, "organization"),
             "resource": {"resourceType": "Organization", "name": note.clinic_name},
@@ -237,6 +244,8 @@ class _NotePdf(FPDF):
         self.set_title(note.document_title)
         self.set_author(note.doctor_name)
         self.set_creator("Cara")
+        # The document's own time, not the download's: every download gives the same bytes.
+        self.set_creation_date(note.signature.at)
         self.set_auto_page_break(auto=True, margin=18)
 
     def t(self, text: str) -> str:
@@ -284,7 +293,7 @@ def pdf(note: SignedNote) -> bytes:
         if v
     )
     lines = [
-        f"Doctor: {note.doctor_name}",
+        f"Doctor: {note.doctor_name}" + (f", licence {note.license_number}" if note.license_number else ""),
         f"Consultation: {note.started_at.strftime('%Y-%m-%d %H:%M')} UTC",
         f"Signed: {signed.at.strftime('%Y-%m-%d %H:%M')} UTC by {signed.author_name}",
     ]

@@ -33,6 +33,7 @@ from cara.models import (
     ConsultationDraft,
     ConsultationNote,
     ConsultationNoteEntry,
+    DoctorProfile,
     Hospital,
     RecordSettings,
     TranscriptLine,
@@ -452,6 +453,26 @@ def note_entries(session: Session, note_id: uuid.UUID) -> list[ConsultationNoteE
 
 def account(session: Session, account_id: uuid.UUID) -> Account | None:
     return session.get(Account, account_id)
+
+
+def license_number(session: Session, account_id: uuid.UUID) -> str | None:
+    """The licence number on this doctor's profile in the tenant schema (None without one)."""
+    return session.scalar(select(DoctorProfile.license_number).where(DoctorProfile.account_id == account_id))
+
+
+def signatures_shown(
+    session: Session, consultation_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, dict[str, Any] | None]:
+    """What the signature of each of these consultations' notes shows, as fixed at signing
+    (None for a note signed before that was kept)."""
+    if not consultation_ids:
+        return {}
+    rows = session.execute(
+        select(ConsultationNote.consultation_id, ConsultationNoteEntry.shown)
+        .join(ConsultationNoteEntry, ConsultationNoteEntry.note_id == ConsultationNote.id)
+        .where(ConsultationNote.consultation_id.in_(consultation_ids), ConsultationNoteEntry.number == 1)
+    ).tuples()
+    return dict(rows.all())
 
 
 def hospital_name(session: Session, hospital_id: uuid.UUID) -> str | None:

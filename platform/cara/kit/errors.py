@@ -49,6 +49,10 @@ class PayloadTooLarge(CaraError):
     status_code = 413
 
 
+class UnsupportedMediaType(CaraError):
+    status_code = 415
+
+
 class TooManyRequests(CaraError):
     status_code = 429
 

@@ -14,6 +14,7 @@ _DESCRIPTIONS = {
     404: "Not found (or not yours)",
     409: "Conflicts with existing data",
     413: "Request body too large",
+    415: "The content is not of a type this route accepts",
     422: "Validation failed; `fields` maps each field to its message",
     429: "Too many attempts",
     503: "A dependency is unavailable",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from types import MappingProxyType
 from typing import Literal
 from urllib.parse import urlparse
@@ -48,6 +49,45 @@ def phone_written_ok(value: str) -> bool:
 def url_ok(value: str) -> bool:
     parsed = urlparse(value.strip())
     return parsed.scheme in ("http", "https") and bool(parsed.netloc) and "." in parsed.netloc
+
+
+# ---------------------------------------------------------------- dates
+
+# The days a date given to the API may name (a consultation's, a recording's, a search's). A date
+# outside is a typo or a probe, and the arithmetic done on it (a day added, a zone taken off)
+# could overflow Python's or PostgreSQL's range: it is refused with a 422 naming the field.
+EARLIEST_DAY = date(2000, 1, 1)
+LATEST_DAY = date(2100, 12, 31)
+# How far ahead of the server's clock a device's clock may run for a moment that has happened.
+FUTURE_SLACK = timedelta(days=1)
+DAY_RANGE_TEXT = f"Must be a date from {EARLIEST_DAY.isoformat()} to {LATEST_DAY.isoformat()}"
+FUTURE_TEXT = "Must not be more than a day in the future"
+
+
+def day_error(value: date | None) -> str | None:
+    """Why a day is refused (outside EARLIEST_DAY..LATEST_DAY), or None."""
+    if value is None or EARLIEST_DAY <= value <= LATEST_DAY:
+        return None
+    return DAY_RANGE_TEXT
+
+
+def as_utc(value: datetime) -> datetime:
+    """A moment in UTC (a time without zone is taken as UTC). For a checked moment only: a
+    date at the edge of Python's range overflows when its zone is taken off."""
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def moment_error(value: datetime | None, *, now: datetime, past_only: bool = False) -> str | None:
+    """Why a moment is refused, or None: its day (in UTC) outside EARLIEST_DAY..LATEST_DAY, or,
+    for a moment that has happened (`past_only`), more than FUTURE_SLACK after `now`."""
+    if value is None:
+        return None
+    # The day as written is checked first: taking the zone off year 1 or 9999 would overflow.
+    if day_error(value.date()) or day_error(as_utc(value).date()):
+        return DAY_RANGE_TEXT
+    if past_only and as_utc(value) > now + FUTURE_SLACK:
+        return FUTURE_TEXT
+    return None
 
 
 class FieldErrors(dict[str, str]):

@@ -279,8 +279,12 @@ class ConsultationNoteEntry(TenantBase):
     sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     author_account_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
     author_name: Mapped[str] = mapped_column(String(200), nullable=False)
-    # SHA-256 (hex) of the entry's canonical content: text, sections, author, time.
+    # SHA-256 (hex) of the entry's canonical content: text, sections, author, time (and `shown`).
     content_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    # The signature only: what the document shows, as it was at signing (title, patient
+    # reference, signer's name and licence number, clinic); part of the hash. None on entries
+    # signed before tenant revision t0009 and on addenda.
+    shown: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = created_at()
 
 

@@ -3,18 +3,53 @@ takes: MP3, 16 kHz mono at 32 kb/s (about 240 kB a minute, so an hour fits one r
 
 PyAV (FFmpeg inside the wheel) demuxes and decodes the concatenated chunks; a recording cut off
 mid-cluster (a closed tab) decodes up to where it stops. Damaged packets are skipped.
+
+Only the two containers the browser records are opened, each with its own demuxer named: FFmpeg
+never guesses the format from the bytes. A guess would open any of its formats, a playlist among
+them (ffconcat, HLS) that makes it read the files or URLs it names. Nested opens are refused as
+well (`protocol_whitelist`). Uploads are checked against the same table (`CONTAINERS`).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import av
 
 RATE = 16_000
 BIT_RATE = 32_000
 MIME_TYPE = "audio/mp3"
+
+
+@dataclass(frozen=True)
+class Container:
+    magic: bytes  # how the file starts
+    demuxer: str  # FFmpeg's name for it
+
+
+# The declared type (MediaRecorder's mimeType without its parameters) -> its container.
+CONTAINERS: Mapping[str, Container] = MappingProxyType(
+    {
+        "audio/webm": Container(magic=b"\x1a\x45\xdf\xa3", demuxer="webm"),  # EBML
+        "audio/ogg": Container(magic=b"OggS", demuxer="ogg"),
+    }
+)
+MAGIC_BYTES = 4
+# FFmpeg's input options: no protocol may be opened from inside the recording.
+_OPEN_OPTIONS = {"protocol_whitelist": "none"}
+
+
+def container_of(mime_type: str) -> Container | None:
+    """The container of a declared type ('audio/webm;codecs=opus'), or None if not accepted."""
+    return CONTAINERS.get(mime_type.split(";", 1)[0].strip().lower())
+
+
+def sniff(data: bytes) -> Container | None:
+    """The container these bytes start as, or None."""
+    return next((c for c in CONTAINERS.values() if data[:MAGIC_BYTES] == c.magic), None)
 
 
 class AudioUnreadable(ValueError):
@@ -31,8 +66,13 @@ class Prepared:
 def prepare(recording: bytes) -> Prepared:
     samples = 0
     out_buffer = io.BytesIO()
+    container = sniff(recording)
+    if container is None:
+        raise AudioUnreadable("not a WebM or Ogg recording")
     try:
-        source = av.open(io.BytesIO(recording), mode="r")
+        source = av.open(
+            io.BytesIO(recording), mode="r", format=container.demuxer, options=dict(_OPEN_OPTIONS)
+        )
     except (av.FFmpegError, ValueError) as exc:
         raise AudioUnreadable("not a recording") from exc
     try:

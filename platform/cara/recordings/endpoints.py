@@ -61,7 +61,7 @@ def read_recording(recording_id: str, principal: DoctorPrincipal, session: DbSes
     "/{recording_id}/chunks",
     operation_id="recordings_chunk",
     response_model=RecordingOut,
-    responses=error_responses(400, 401, 403, 404, 409, 413, 422),
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
 )
 def put_chunk(
     recording_id: str,
@@ -71,7 +71,8 @@ def put_chunk(
     data: Annotated[bytes, Body(media_type="application/octet-stream")],
 ) -> RecordingOut:
     """Bytes of the recording at `offset` (at most `chunkBytes`). Bytes already received are
-    acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`."""
+    acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`. The
+    first chunk must start as the declared container (WebM or Ogg), or it is 415."""
     out = service.append_chunk(session, principal, recording_id, offset, data)
     session.commit()
     return out

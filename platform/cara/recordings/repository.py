@@ -4,13 +4,45 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, time
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import DateTime, Select, delete, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm.attributes import set_committed_value
 
+from cara.kit.validation import EARLIEST_DAY, LATEST_DAY
 from cara.models import RecordingPart, RecordingUpload
+
+# An upload's start time, read brought into the range the API accepts (kit.validation). One
+# stored before that range was checked may lie outside what Python can hold (year 1 at +14:00
+# is year 0 in UTC), and reading it as is would fail every read of the doctor's uploads.
+_RECORDED_AT = func.greatest(
+    func.least(
+        RecordingUpload.recorded_at,
+        datetime.combine(LATEST_DAY, time.max, tzinfo=UTC),
+        type_=DateTime(timezone=True),
+    ),
+    datetime.combine(EARLIEST_DAY, time.min, tzinfo=UTC),
+    type_=DateTime(timezone=True),
+)
+
+
+def _uploads() -> Select[tuple[RecordingUpload, datetime]]:
+    return select(RecordingUpload, _RECORDED_AT).options(defer(RecordingUpload.recorded_at))
+
+
+def _loaded(rows: Any) -> list[RecordingUpload]:
+    uploads = []
+    for upload, recorded_at in rows:
+        set_committed_value(upload, "recorded_at", recorded_at)
+        uploads.append(upload)
+    return uploads
+
+
+def _one(session: Session, query: Select[tuple[RecordingUpload, datetime]]) -> RecordingUpload | None:
+    return next(iter(_loaded(session.execute(query))), None)
 
 
 def add_upload(session: Session, upload: RecordingUpload) -> RecordingUpload | None:
@@ -25,33 +57,34 @@ def add_upload(session: Session, upload: RecordingUpload) -> RecordingUpload | N
 
 
 def by_client_id(session: Session, doctor_id: uuid.UUID, client_id: uuid.UUID) -> RecordingUpload | None:
-    return session.scalar(
-        select(RecordingUpload).where(
+    return _one(
+        session,
+        _uploads().where(
             RecordingUpload.doctor_account_id == doctor_id, RecordingUpload.client_id == client_id
-        )
+        ),
     )
 
 
 def doctor_upload(
     session: Session, doctor_id: uuid.UUID, upload_id: uuid.UUID, *, for_update: bool = False
 ) -> RecordingUpload | None:
-    query = select(RecordingUpload).where(
-        RecordingUpload.id == upload_id, RecordingUpload.doctor_account_id == doctor_id
-    )
+    query = _uploads().where(RecordingUpload.id == upload_id, RecordingUpload.doctor_account_id == doctor_id)
     if for_update:
-        query = query.with_for_update()
-    return session.scalar(query)
+        query = query.with_for_update(of=RecordingUpload)
+    return _one(session, query)
 
 
 def upload_for_update(session: Session, upload_id: uuid.UUID) -> RecordingUpload | None:
     """The worker's read: the job names the upload in its own tenant schema."""
-    return session.scalar(select(RecordingUpload).where(RecordingUpload.id == upload_id).with_for_update())
+    return _one(
+        session, _uploads().where(RecordingUpload.id == upload_id).with_for_update(of=RecordingUpload)
+    )
 
 
 def recent(session: Session, doctor_id: uuid.UUID, limit: int) -> list[RecordingUpload]:
-    return list(
-        session.scalars(
-            select(RecordingUpload)
+    return _loaded(
+        session.execute(
+            _uploads()
             .where(RecordingUpload.doctor_account_id == doctor_id)
             .order_by(RecordingUpload.created_at.desc(), RecordingUpload.id.desc())
             .limit(limit)

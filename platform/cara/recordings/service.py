@@ -10,6 +10,10 @@ hands over) the audio is transcribed by the provider, the consultation is made w
 generated from the stored lines like any consultation's. A failure leaves the upload 'failed'
 (its audio kept until processed) and `retry` runs it again.
 Another doctor's or tenant's upload is 404.
+
+What the worker hands FFmpeg is checked at the edge: the declared type is WebM or Ogg (422
+otherwise) and the first chunk starts as that container (415 otherwise); `recordedAt` is within
+the API's date range and not more than a day ahead (kit.validation, 422).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
@@ -33,9 +37,11 @@ from cara.kit.errors import (
     NotFound,
     PayloadTooLarge,
     ServiceUnavailable,
+    UnsupportedMediaType,
     ValidationFailed,
 )
 from cara.kit.jobs import enqueue_after_commit
+from cara.kit.validation import as_utc, moment_error
 from cara.models import RecordingUpload
 from cara.models.base import utcnow
 from cara.recordings import audio, repository, transcribe
@@ -53,10 +59,10 @@ MAX_BYTES = 64 * 1024 * 1024
 LIST_SIZE = 50
 # A job that has not finished in this time (a worker lost) may be run again.
 STALE_PROCESSING = timedelta(minutes=15)
-MIME_TYPES = ("audio/webm", "audio/ogg", "audio/mp4")
 
 NOT_FOUND = "Recording not found."
 BAD_MIME = "Recordings are accepted as Opus audio in WebM or Ogg."
+NOT_THE_CONTAINER = "The recording is not Opus audio in WebM or Ogg, as its type says."
 EMPTY_CHUNK = "The chunk is empty."
 CHUNK_TOO_LARGE = f"A chunk may hold at most {CHUNK_BYTES} bytes."
 RECORDING_TOO_LARGE = f"A recording may hold at most {MAX_BYTES // (1024 * 1024)} MB."
@@ -116,11 +122,15 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
     if existing is not None:
         return recording_out(existing), False
     console, basis = consultations.recording_consent(session, principal, body.console, body.consent)
-    if not body.mimeType.strip().lower().startswith(MIME_TYPES):
+    if audio.container_of(body.mimeType) is None:
         raise ValidationFailed({"mimeType": BAD_MIME}, message=BAD_MIME)
     now = utcnow()
-    started = body.recordedAt if body.recordedAt.tzinfo else body.recordedAt.replace(tzinfo=UTC)
-    recorded_at = min(started, now)
+    # A date the server can work with (kit.validation); a clock running a little ahead is
+    # brought back to now.
+    problem = moment_error(body.recordedAt, now=now, past_only=True)
+    if problem:
+        raise ValidationFailed({"recordedAt": problem})
+    recorded_at = min(as_utc(body.recordedAt), now)
     upload = repository.add_upload(
         session,
         RecordingUpload(
@@ -182,9 +192,21 @@ def append_chunk(
         raise OffsetMismatch(upload.received_bytes)
     if upload.received_bytes + len(data) > MAX_BYTES:
         raise PayloadTooLarge(RECORDING_TOO_LARGE)
+    if offset == 0:
+        _check_container(upload, data)
     repository.add_part(session, upload.id, offset, data)
     upload.received_bytes += len(data)
     return recording_out(upload)
+
+
+def _check_container(upload: RecordingUpload, first: bytes) -> None:
+    """The first chunk starts as the container the upload declared (the worker decodes only
+    that); anything else is 415 before a byte is stored."""
+    declared = audio.container_of(upload.mime_type)
+    if declared is None:
+        raise UnsupportedMediaType(BAD_MIME)
+    if audio.sniff(first) != declared:
+        raise UnsupportedMediaType(NOT_THE_CONTAINER)
 
 
 def _enqueue(session: Session, principal: Principal, upload: RecordingUpload) -> None:

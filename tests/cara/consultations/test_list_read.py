@@ -155,6 +155,28 @@ class TestList:
         assert ids(state="signed") == []
 
     @pytest.mark.parametrize(
+        ("params", "field"),
+        [
+            ({"from": "0001-01-01", "to": "9999-12-31"}, "to"),
+            ({"to": "9999-12-31"}, "to"),
+            ({"from": "0001-01-01"}, "from"),
+            ({"from": "1999-12-31"}, "from"),
+            ({"to": "2101-01-01"}, "to"),
+        ],
+    )
+    def test_days_out_of_range_are_422(
+        self, client: Any, doctor: dict[str, str], params: dict[str, str], field: str
+    ) -> None:
+        r = listing(client, doctor, **params)
+        assert r.status_code == 422, r.text
+        assert field in r.json()["fields"] and "2000" in r.json()["fields"][field]
+
+    def test_the_widest_range_allowed_lists(self, client: Any, doctor: dict[str, str]) -> None:
+        cid = start(client, doctor).json()["id"]
+        r = listing(client, doctor, **{"from": "2000-01-01", "to": "2100-12-31"})
+        assert r.status_code == 200 and [i["id"] for i in r.json()["items"]] == [cid]
+
+    @pytest.mark.parametrize(
         "params",
         [
             {"cursor": "not-a-cursor"},

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from cara.consultations.service import content_hash
 from cara.kit.db import tenant_session
-from cara.models import ConsultationNoteEntry, TenantAuditEvent
+from cara.models import ConsultationNote, ConsultationNoteEntry, TenantAuditEvent
 from cara_doubles.gemini import GeminiDouble
 from tests.cara.consultations.conftest import add_lines, schema_and_account, start
 from tests.factories import auth, doctor_payload, signup
@@ -129,8 +129,17 @@ class TestSign:
         assert entry["kind"] == "signature" and entry["number"] == 1
         assert entry["text"] == "Chest pain, ECG normal. Follow-up in a week."
         assert entry["authorName"].startswith("Dr Ama Mensah")
-        # The hash is SHA-256 over what was signed, by whom and when: recomputable.
+        # The hash is SHA-256 over what was signed, by whom and when, and what the document
+        # shows (kept with the signature): recomputable.
         schema, account = schema_and_account(doctor)
+        with tenant_session(schema) as s:
+            shown = s.scalars(
+                select(ConsultationNoteEntry.shown)
+                .join(ConsultationNote, ConsultationNote.id == ConsultationNoteEntry.note_id)
+                .where(ConsultationNote.consultation_id == cid, ConsultationNoteEntry.number == 1)
+            ).one()
+        assert shown is not None and shown["signerName"] == entry["authorName"]
+        assert shown["licenseNumber"].startswith("GMC-") and shown["clinicName"] == "Independent practice"
         expected = content_hash(
             uuid.UUID(cid),
             1,
@@ -140,6 +149,7 @@ class TestSign:
             account,
             entry["authorName"],
             datetime.fromisoformat(entry["createdAt"]),
+            shown,
         )
         assert entry["contentSha256"] == expected and len(expected) == 64
         record = client.get(f"/api/consultations/{cid}", headers=doctor).json()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -20,7 +21,9 @@ from tests.cara.consultations.conftest import schema_and_account
 from tests.cara.recordings.conftest import create, put_chunk, upload_all
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
-DATA = bytes(range(256)) * 40  # 10,240 bytes: the endpoints do not read the audio
+# 10,240 bytes that start as WebM (the EBML magic, checked on the first chunk): the endpoints do
+# not decode the audio.
+DATA = (b"\x1a\x45\xdf\xa3" + bytes(range(256)) * 40)[:10_240]
 
 
 class TestCreate:
@@ -181,8 +184,12 @@ def test_a_start_time_without_zone_is_utc_and_never_in_the_future(
 ) -> None:
     naive = create(client, doctor, recordedAt="2026-01-02T03:04:05")
     assert naive.status_code == 201 and naive.json()["recordedAt"].startswith("2026-01-02T03:04:05")
+    # A device clock a little ahead is brought back to now; a day and more ahead is refused.
+    ahead = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
+    soon = create(client, doctor, recordedAt=ahead)
+    assert soon.status_code == 201 and soon.json()["recordedAt"] < ahead.replace("+00:00", "Z")
     future = create(client, doctor, recordedAt="2999-01-01T00:00:00Z")
-    assert future.status_code == 201 and future.json()["recordedAt"] < "2999"
+    assert future.status_code == 422 and "recordedAt" in future.json()["fields"]
 
 
 def test_a_create_that_raced_another_returns_the_first(

@@ -165,7 +165,8 @@ class TestProcess:
     def test_audio_that_cannot_be_read_fails_clearly(
         self, client: Any, doctor: dict[str, str], gemini: GeminiDouble, worker: Any
     ) -> None:
-        rid = send(client, doctor, b"not audio at all" * 100)
+        # It starts as WebM (the upload's check), and nothing after that is.
+        rid = send(client, doctor, b"\x1a\x45\xdf\xa3" + b"not audio at all" * 100)
         failed = wait_state(client, doctor, rid, "done", "failed")
         assert failed["state"] == "failed" and failed["error"] == "The recording could not be read."
         assert gemini.generate_requests == []
@@ -185,7 +186,7 @@ def test_abandoned_recordings_are_deleted_with_their_audio(
 
     old, recent = (create(client, doctor).json()["id"] for _ in range(2))
     for rid in (old, recent):
-        assert put_chunk(client, doctor, rid, 0, b"audio" * 100).status_code == 200
+        assert put_chunk(client, doctor, rid, 0, b"\x1a\x45\xdf\xa3" + b"audio" * 100).status_code == 200
     schema, _ = schema_and_account(doctor)
     with tenant_session(schema) as s:
         row = s.get(RecordingUpload, uuid.UUID(old))
@@ -198,4 +199,4 @@ def test_abandoned_recordings_are_deleted_with_their_audio(
         assert time.monotonic() < deadline
         time.sleep(0.2)
     assert part_count(doctor, old) == 0
-    assert client.get(f"/api/recordings/{recent}", headers=doctor).json()["receivedBytes"] == 500
+    assert client.get(f"/api/recordings/{recent}", headers=doctor).json()["receivedBytes"] == 504

@@ -31,21 +31,37 @@ class ExportFile:
 
 
 def signed_note(session: Session, consultation: Consultation) -> export.SignedNote:
-    """The signed note of a consultation with its addenda, for export; 409 if it is not signed."""
+    """The signed note of a consultation with its addenda, for export; 409 if it is not signed.
+
+    Title, patient reference, signer, licence number and clinic are those kept with the signature
+    (what the document showed when signed); only a note signed before they were kept shows
+    today's values, and no licence number."""
     note = repository.note(session, consultation.id)
     entries = repository.note_entries(session, note.id) if note is not None else []
     if not entries:
         raise Conflict(NOT_SIGNED)
-    doctor = repository.account(session, consultation.doctor_account_id)
-    clinic = repository.hospital_name(session, doctor.hospital_id) if doctor and doctor.hospital_id else None
+    shown = entries[0].shown
+    if shown is not None:
+        title, patient = shown["title"], shown["patientReference"]
+        doctor_name, clinic_name = shown["signerName"], shown["clinicName"]
+        license_number = shown["licenseNumber"]
+    else:  # signed before what the document shows was kept with the signature: today's values
+        doctor = repository.account(session, consultation.doctor_account_id)
+        clinic = (
+            repository.hospital_name(session, doctor.hospital_id) if doctor and doctor.hospital_id else None
+        )
+        title, patient = consultation.title, consultation.patient_reference
+        doctor_name = doctor.name if doctor else entries[0].author_name
+        clinic_name, license_number = clinic or INDEPENDENT_PRACTICE, None
     return export.SignedNote(
         consultation_id=consultation.id,
         console=consultation.console,
-        title=consultation.title,
+        title=title,
         started_at=consultation.started_at,
-        patient=consultation.patient_reference,
-        doctor_name=doctor.name if doctor else entries[0].author_name,
-        clinic_name=clinic or INDEPENDENT_PRACTICE,
+        patient=patient,
+        doctor_name=doctor_name,
+        clinic_name=clinic_name,
+        license_number=license_number,
         entries=[
             export.Entry(
                 number=e.number,

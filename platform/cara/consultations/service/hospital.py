@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -35,14 +36,16 @@ def _hospital(principal: Principal) -> uuid.UUID:
     return principal.hospital_id
 
 
-def _signed_item(consultation: Consultation, doctor: Account) -> SignedNoteItem:
-    reference = consultation.patient_reference
+def _signed_item(consultation: Consultation, doctor: Account, shown: dict[str, Any] | None) -> SignedNoteItem:
+    """The item as signed: title, patient reference and signer's name are those kept with the
+    signature (`shown`); a note signed before they were kept shows today's."""
+    reference = shown["patientReference"] if shown is not None else consultation.patient_reference
     return SignedNoteItem(
         id=consultation.id,
         doctorId=doctor.id,
-        doctorName=doctor.name,
+        doctorName=shown["signerName"] if shown is not None else doctor.name,
         console=consultation.console,
-        title=consultation.title,
+        title=shown["title"] if shown is not None else consultation.title,
         startedAt=consultation.started_at,
         signedAt=consultation.signed_at,
         patientReference=PatientReference.model_validate(reference) if reference else None,
@@ -71,8 +74,9 @@ def hospital_signed_notes(
     )
     more = len(rows) > limit
     rows = rows[:limit]
+    shown = repository.signatures_shown(session, [c.id for c, _ in rows])
     return SignedNotePage(
-        items=[_signed_item(c, a) for c, a in rows],
+        items=[_signed_item(c, a, shown.get(c.id)) for c, a in rows],
         nextCursor=encode_cursor(rows[-1][0].started_at, rows[-1][0].id) if more and rows else None,
     )
 
@@ -103,7 +107,8 @@ def hospital_read_note(session: Session, principal: Principal, consultation_id: 
     )
     # The signed text only: what it was drafted from stays the doctor's.
     note = note.model_copy(update={"sourceDraftId": None})
-    return SignedNoteDetail(**_signed_item(consultation, doctor).model_dump(), note=note)
+    shown = repository.signatures_shown(session, [consultation.id]).get(consultation.id)
+    return SignedNoteDetail(**_signed_item(consultation, doctor, shown).model_dump(), note=note)
 
 
 def hospital_export_note(

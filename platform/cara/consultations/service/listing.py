@@ -26,7 +26,8 @@ from cara.consultations.service.record import (
     display_state,
     require_doctor,
 )
-from cara.kit.errors import BadRequest, NotFound
+from cara.kit.errors import BadRequest, NotFound, ValidationFailed
+from cara.kit.validation import FieldErrors, day_error
 from tenants.sessions import TenantTransactions
 
 # ------------------------------------------------------------------ list and read
@@ -59,6 +60,16 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
+def _check_days(started_from: date | None, started_to: date | None) -> None:
+    """Both days in the range the API accepts (kit.validation), named as the query names them:
+    a day at the edge of the calendar would overflow when a day is added to it."""
+    errors = FieldErrors()
+    errors.add("from", day_error(started_from))
+    errors.add("to", day_error(started_to))
+    if errors:
+        raise ValidationFailed(errors)
+
+
 async def list_consultations(
     principal: Principal,
     *,
@@ -73,6 +84,7 @@ async def list_consultations(
     over title, patient reference and transcript; `started_from` / `started_to` are whole days
     (UTC), both included. One read on the event loop, under the tenant's database role."""
     require_doctor(principal)
+    _check_days(started_from, started_to)
     schema = principal.tenant_schema
     if schema is None:  # a doctor always has a tenant; the principal check made sure
         raise NotFound(NOT_FOUND)

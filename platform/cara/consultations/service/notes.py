@@ -1,5 +1,9 @@
 """The note: saved with optimistic concurrency, signed (that version becomes immutable: name,
 time, SHA-256 of what was signed), then only added to by signed addenda.
+
+At signing the signature entry also keeps what the document shows (`shown`: title, patient
+reference, signer's name and licence number, clinic name), so a later rename of the doctor, of
+the clinic or of their licence changes new documents only; the exports read it from there.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from cara.consultations.schemas import (
     NoteSave,
     NoteSign,
 )
+from cara.consultations.service.exports import INDEPENDENT_PRACTICE
 from cara.consultations.service.record import note_out, own_consultation
 from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from cara.models import (
@@ -159,19 +164,29 @@ def content_hash(
     author_id: uuid.UUID,
     author_name: str,
     at: datetime,
+    shown: dict[str, Any] | None = None,
 ) -> str:
-    """SHA-256 of a signed entry's canonical JSON: what was signed, by whom, when."""
+    """SHA-256 of a signed entry's canonical JSON: what was signed, by whom, when.
+
+    A signature made since tenant revision t0009 also hashes `shown` (what its document shows),
+    so the identifier the exports carry covers the title, patient reference, signer and clinic
+    too. Without `shown` (addenda, and signatures made before) the canonical JSON is exactly the
+    one those entries were hashed with, so their stored hashes still verify.
+    """
+    content: dict[str, Any] = {
+        "consultation": str(consultation_id),
+        "number": number,
+        "kind": kind,
+        "text": text,
+        "sections": sections,
+        "author": str(author_id),
+        "authorName": author_name,
+        "at": at.astimezone(UTC).isoformat(),
+    }
+    if shown is not None:
+        content["shown"] = shown
     canonical = json.dumps(
-        {
-            "consultation": str(consultation_id),
-            "number": number,
-            "kind": kind,
-            "text": text,
-            "sections": sections,
-            "author": str(author_id),
-            "authorName": author_name,
-            "at": at.astimezone(UTC).isoformat(),
-        },
+        content,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -188,6 +203,7 @@ def _entry(
     text: str,
     sections: dict[str, Any] | None,
     number: int,
+    shown: dict[str, Any] | None = None,
 ) -> ConsultationNoteEntry:
     at = utcnow()
     name = principal.account.name
@@ -202,11 +218,26 @@ def _entry(
             author_account_id=principal.id,
             author_name=name,
             content_sha256=content_hash(
-                consultation.id, number, kind, text, sections, principal.id, name, at
+                consultation.id, number, kind, text, sections, principal.id, name, at, shown
             ),
+            shown=shown,
             created_at=at,
         ),
     )
+
+
+def _shown(session: Session, principal: Principal, consultation: Consultation) -> dict[str, Any]:
+    """What the signed document shows, as it is now: fixed with the signature."""
+    account = principal.account
+    clinic = repository.hospital_name(session, account.hospital_id) if account.hospital_id else None
+    shown: dict[str, Any] = {
+        "title": consultation.title,
+        "patientReference": consultation.patient_reference,
+        "signerName": account.name,
+        "licenseNumber": repository.license_number(session, account.id) or None,
+        "clinicName": clinic or INDEPENDENT_PRACTICE,
+    }
+    return shown
 
 
 def sign_note(
@@ -224,7 +255,17 @@ def sign_note(
         raise Conflict(NOTE_CHANGED)
     if not note.text.strip():
         raise ValidationFailed({"text": NOTE_EMPTY}, message=NOTE_EMPTY)
-    entry = _entry(session, principal, consultation, note, "signature", note.text, note.sections, 1)
+    entry = _entry(
+        session,
+        principal,
+        consultation,
+        note,
+        "signature",
+        note.text,
+        note.sections,
+        1,
+        shown=_shown(session, principal, consultation),
+    )
     consultation.state = "signed"
     consultation.signed_at = entry.created_at
     return _noted(

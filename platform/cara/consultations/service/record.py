@@ -47,6 +47,7 @@ UNKNOWN_CONSOLE = "Unknown console."
 NEEDS_SUBSCRIPTION = "An active subscription is required to use Cara. Please choose a plan."
 BAD_CURSOR = "This page link is no longer valid. Please reload the list."
 SIGNED_REFERENCE = "The note is signed: who it is about can no longer change."
+SIGNED_TITLE = "The note is signed: its title can no longer change."
 SETTINGS_NOT_YOURS = "Only your hospital can change these settings."
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -270,10 +271,13 @@ def read_consultation(session: Session, principal: Principal, consultation_id: o
 def change_consultation(
     session: Session, principal: Principal, consultation_id: object, body: ConsultationChange
 ) -> ConsultationOut:
-    """Edit the title or the patient reference (before or after the session; not once signed)."""
+    """Edit the title or the patient reference (before or after the session; not once signed:
+    both are on the signed document)."""
     consultation = own_consultation(session, principal, consultation_id, for_update=True)
     changed: list[str] = []
     if "title" in body.model_fields_set:
+        if consultation.state == "signed":
+            raise Conflict(SIGNED_TITLE)
         consultation.title = (body.title or "").strip() or None
         changed.append("title")
     if "patientReference" in body.model_fields_set:

@@ -1,5 +1,6 @@
 /** POST /api/radiotherapy-chat/messages: one question, the whole conversation back. */
 import { api, errorMessage } from '@/lib/api/client';
+import { NETWORK_FAILED } from '@/lib/api/messages';
 import type { components } from '@/lib/api/schema';
 
 export type ChatTurn = components['schemas']['ChatTurn'];
@@ -8,7 +9,6 @@ export type ChatReply = components['schemas']['ChatReplyOut'];
 // The server gives the model 60 s; the browser waits a little longer for its answer.
 const CHAT_TIMEOUT_MS = 75_000;
 export const CHAT_FAILED = 'The assistant could not answer. Please try again.';
-export const CHAT_NETWORK = 'Network error. Please check connection and try again.';
 
 export class ChatError extends Error {
     constructor(message: string) {
@@ -29,7 +29,7 @@ export const sendChatMessage = async (message: string, chatId: string | null): P
         throw new ChatError(errorMessage(error, CHAT_FAILED));
     } catch (error) {
         if (error instanceof ChatError) throw error;
-        throw new ChatError(controller.signal.aborted ? CHAT_FAILED : CHAT_NETWORK);
+        throw new ChatError(controller.signal.aborted ? CHAT_FAILED : NETWORK_FAILED);
     } finally {
         window.clearTimeout(timer);
     }

@@ -4,13 +4,16 @@
  * (consoles.ts), and the server builds the assistant from the console's name.
  *
  * What happens where:
- * - the socket, its states and the transcript: live/useLiveSession.ts;
+ * - the socket, its states and the transcript: live/liveSocket.ts, rendered
+ *   by live/useLiveSession.ts;
  * - microphone (AudioWorklet, 16 kHz PCM16, 2048-sample chunks):
- *   audio/microphone.ts, started while connected and not muted;
+ *   audio/microphone.ts, streamed by audio/useMicStream.ts while connected
+ *   and not muted;
  * - the assistant's voice (24 kHz, gapless, 0.1 s fade on `interrupted`):
- *   audio/playback.ts; one AudioContext, created on the Connect click so
- *   the browser's autoplay rules allow it;
- * - camera or screen share and a JPEG frame every 2 s: video/useVideoSource.ts.
+ *   audio/playback.ts through audio/useAudioOut.ts; one AudioContext, created
+ *   on the Connect click so the browser's autoplay rules allow it;
+ * - camera or screen share: video/useVideoSource.ts, and a JPEG frame every
+ *   2 s: video/useVideoFrames.ts.
  *
  * The root element carries data attributes for the browser tests (state,
  * audio chunks sent, playback buffers scheduled, video frames sent).
@@ -23,11 +26,11 @@ import { paths } from '@/config/paths';
 import { sessionStore } from '@/lib/session/storage';
 import { useLiveStatus, type SummaryLine } from './api';
 import { createLevel } from './audio/level';
-import { CaptureError, startMicrophone, CAPTURE_RATE, MIC_FAILED } from './audio/microphone';
-import { OpusDecoderStream, OpusEncoderStream, opusSupported } from './audio/opus';
-import { bytesToBase64, int16ToBytes } from './audio/pcm';
-import { PcmPlayer } from './audio/playback';
+import type { CaptureError } from './audio/microphone';
+import { opusSupported } from './audio/opus';
 import { playSound } from './audio/sounds';
+import { useAudioOut } from './audio/useAudioOut';
+import { useMicStream } from './audio/useMicStream';
 import { CaptureQueue } from './capture/CaptureQueue';
 import { ConsoleToasts } from './components/ConsoleToasts';
 import { ControlTray } from './components/ControlTray';
@@ -38,27 +41,14 @@ import { TranscriptionPanel } from './components/TranscriptionPanel';
 import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
 import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
-import { rms, SilenceGate, useLowBandwidth } from './live/bandwidth';
+import { useLowBandwidth } from './live/bandwidth';
 import { useLiveSession } from './live/useLiveSession';
-import {
-    ChangeDetector,
-    FRAME_INTERVAL_MS,
-    FULL_PROFILE,
-    grabFrame,
-    LOW_BANDWIDTH_PROFILE,
-    useVideoSource,
-    videoSupport,
-    type VideoKind,
-} from './video/useVideoSource';
+import { useVideoFrames } from './video/useVideoFrames';
+import { useVideoSource, videoSupport, type VideoKind } from './video/useVideoSource';
 
 import './consoles.css';
 
 const NOT_CONFIGURED = 'The AI service is not configured. Please contact your administrator.';
-
-interface AudioEngine {
-    context: AudioContext;
-    player: PcmPlayer;
-}
 
 export const LiveConsole = ({ profile }: { profile: ConsoleProfile }) => (
     <ConsoleToasts>
@@ -73,12 +63,9 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
     const { t } = useTranslation(['consoles', 'consultations', 'capture']);
     const liveStatus = useLiveStatus();
     const root = useRef<HTMLElement>(null);
-    const engine = useRef<AudioEngine | null>(null);
-    const counters = useRef({ audioChunks: 0, silentChunks: 0, videoFrames: 0 });
     const inputLevel = useMemo(createLevel, []);
     const outputLevel = useMemo(createLevel, []);
     const [muted, setMuted] = useState(false);
-    const [speaking, setSpeaking] = useState(false);
     const [mediaError, setMediaError] = useState<CaptureError | null>(null);
     const [transcriptionOpen, setTranscriptionOpen] = useState(false);
     const [summaryOpen, setSummaryOpen] = useState(false);
@@ -90,32 +77,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         if (root.current) root.current.dataset[name] = String(value);
     }, []);
 
-    const audio = useCallback((): AudioEngine => {
-        if (!engine.current) {
-            const context = new AudioContext({ latencyHint: 'interactive' });
-            const player = new PcmPlayer(
-                context,
-                stats => {
-                    mark('playbackBuffers', stats.scheduled);
-                    mark('playbackMaxGap', stats.maxGapMs);
-                    mark('playbackMs', stats.scheduledMs);
-                    mark('playing', stats.playing);
-                    setSpeaking(stats.playing);
-                },
-                outputLevel,
-            );
-            engine.current = { context, player };
-        }
-        const { context } = engine.current;
-        if (context.state === 'suspended') {
-            // Made without a click (a reload rejoining its consultation): the first click or key lets it play.
-            void context.resume();
-            const resume = () => void context.resume();
-            window.addEventListener('pointerdown', resume, { once: true });
-            window.addEventListener('keydown', resume, { once: true });
-        }
-        return engine.current;
-    }, [mark, outputLevel]);
+    const out = useAudioOut(mark, outputLevel);
+    const { audio, speaking } = out;
 
     // Opus both ways where WebCodecs can (a tenth of the bandwidth); base64 PCM in JSON otherwise.
     const [opus, setOpus] = useState(false);
@@ -126,155 +89,55 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             current = false;
         };
     }, []);
-    const decoder = useRef<OpusDecoderStream | null>(null);
-    const stopPlayback = () => {
-        engine.current?.player.stop();
-        decoder.current?.reset();
-    };
     const session = useLiveSession(profile.key, {
-        onAudio: (data, mimeType) => audio().player.enqueue(data, mimeType),
-        onAudioPacket: packet => {
-            decoder.current ??= new OpusDecoderStream(
-                (samples, rate) => audio().player.enqueueSamples(samples, rate),
-                error => console.warn('opus decoder:', error),
-            );
-            decoder.current.decode(packet);
-        },
-        onInterrupted: stopPlayback,
-        // The reply ends after its last packets are decoded: samples arriving after the end would
-        // reopen it, and the silence until the next reply would count as a gap in it.
-        onTurnComplete: () => {
-            const pending = decoder.current;
-            if (!pending) engine.current?.player.endReply();
-            else void pending.drained().then(() => engine.current?.player.endReply());
-        },
+        onAudio: out.onAudio,
+        onAudioPacket: out.onAudioPacket,
+        onInterrupted: out.stopReply,
+        onTurnComplete: out.onTurnComplete,
         onConnected: () => playSound('connect'),
         onDisconnected: () => {
-            engine.current?.player.stop();
+            out.stop();
             playSound('disconnect');
         },
         onFailed: () => playSound('error'),
         // The reply in progress when the link dropped is stale by the time it is back.
-        onDropped: stopPlayback,
+        onDropped: out.stopReply,
         onUnauthorized: () => {
             // Like a 401 from the HTTP client: the session is over.
             sessionStore.clear();
             window.location.assign(paths.login);
         },
     }, { opus });
-    const audioMode = session.audioMode;
     const { state } = session;
     const connected = state === 'connected';
     const live = connected || state === 'reconnecting';
 
-    useEffect(
-        () => () => {
-            engine.current?.player.close();
-            void engine.current?.context.close();
-            decoder.current?.close();
-            engine.current = null;
-        },
-        [],
-    );
-
-    const onMediaError = useCallback((error: CaptureError) => {
-        setMediaError(error);
-    }, []);
-
     // Microphone: streams while connected (or while the server renews its connection) and not muted.
-    const sendAudio = session.sendAudio;
-    const sendAudioEnd = session.sendAudioEnd;
     const bandwidth = useLowBandwidth(session.weak);
     const textOnly = bandwidth.textOnly;
-    useEffect(() => {
-        if (!live || muted || textOnly) return;
-        let stop: (() => void) | null = null;
-        let cancelled = false;
-        // Silence is not sent: only speech, its hangover, and the chunk just before it.
-        const gate = new SilenceGate<Int16Array>();
-        const sent = (ok: boolean) => {
-            if (!ok) return;
-            counters.current.audioChunks += 1;
-            mark('audioChunks', counters.current.audioChunks);
-        };
-        const encoder =
-            audioMode === 'opus'
-                ? new OpusEncoderStream(
-                      (packet, ms) => sent(sendAudio(packet, ms)),
-                      error => console.warn('opus encoder:', error),
-                  )
-                : null;
-        startMicrophone(audio().context, {
-            onChunk: pcm => {
-                const { send, paused } = gate.push(pcm, rms(pcm));
-                for (const chunk of send) {
-                    if (encoder) encoder.encode(chunk);
-                    else sent(sendAudio(bytesToBase64(int16ToBytes(chunk)), (chunk.length * 1000) / CAPTURE_RATE));
-                }
-                if (paused) encoder?.flush();
-                if (!send.length) {
-                    counters.current.silentChunks += 1;
-                    mark('silentChunks', counters.current.silentChunks);
-                }
-                if (paused) sendAudioEnd(); // the assistant should not wait for more speech
-            },
-            onLevel: level => inputLevel.set(level),
-            onEnded: () => {
-                setMediaError(new CaptureError(MIC_FAILED, 'ended'));
-                setMuted(true);
-            },
-        }).then(
-            stopper => {
-                if (cancelled) stopper();
-                else {
-                    stop = stopper;
-                    setMediaError(null);
-                }
-            },
-            (error: unknown) => {
-                if (cancelled) return;
-                setMediaError(error instanceof CaptureError ? error : new CaptureError(MIC_FAILED));
-                setMuted(true);
-            },
-        );
-        return () => {
-            cancelled = true;
-            stop?.();
-            encoder?.close();
-            sendAudioEnd(); // the assistant should not wait for more speech
-        };
-    }, [live, muted, textOnly, audioMode, audio, sendAudio, sendAudioEnd, inputLevel, mark]);
+    useMicStream({
+        enabled: live && !muted && !textOnly,
+        audioMode: session.audioMode,
+        audio,
+        sendAudio: session.sendAudio,
+        sendAudioEnd: session.sendAudioEnd,
+        level: inputLevel,
+        mark,
+        onStarted: () => setMediaError(null),
+        onFailed: error => {
+            setMediaError(error);
+            setMuted(true);
+        },
+    });
 
     // Camera or screen: preview always, one JPEG frame every 2 s while connected.
-    const video = useVideoSource(onMediaError);
-    const videoElement = useRef<HTMLVideoElement>(null);
-    const canvas = useMemo(() => document.createElement('canvas'), []);
-    useEffect(() => {
-        if (videoElement.current) videoElement.current.srcObject = video.stream;
-    }, [video.stream]);
-    const sendVideo = session.sendVideo;
-    const detector = useMemo(() => new ChangeDetector(), []);
-    const frameProfile = bandwidth.low ? LOW_BANDWIDTH_PROFILE : FULL_PROFILE;
-    useEffect(() => {
-        if (!connected || !video.stream) return;
-        detector.reset(); // a new socket or source gets the picture once
-        const timer = window.setInterval(() => {
-            const element = videoElement.current;
-            // Only a picture that changed is sent.
-            if (!element || !detector.changed(element)) return;
-            const frame = grabFrame(element, canvas, frameProfile);
-            if (frame && sendVideo(frame)) {
-                counters.current.videoFrames += 1;
-                mark('videoFrames', counters.current.videoFrames);
-            }
-        }, FRAME_INTERVAL_MS);
-        return () => window.clearInterval(timer);
-    }, [connected, video.stream, canvas, sendVideo, mark, detector, frameProfile]);
-    // Low-bandwidth mode starts without video: the doctor turns the camera back on if it is needed.
-    const stopVideo = video.stop;
-    useEffect(() => {
-        if (bandwidth.low) stopVideo();
-    }, [bandwidth.low, stopVideo]);
+    const video = useVideoSource(setMediaError);
+    const videoElement = useVideoFrames(video, {
+        connected,
+        lowBandwidth: bandwidth.low,
+        sendVideo: session.sendVideo,
+        mark,
+    });
 
     const toggleVideo = (kind: VideoKind) => {
         if (video.kind === kind) video.stop();

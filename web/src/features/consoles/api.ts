@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 
 import { api, errorMessage } from '@/lib/api/client';
+import { NETWORK_FAILED } from '@/lib/api/messages';
 import type { components } from '@/lib/api/schema';
 
 export type LiveStatus = components['schemas']['LiveStatusOut'];
@@ -34,7 +35,6 @@ export const SUMMARY_TIMEOUT_MS = 30_000;
 // Spec §8 "Summary" (English keys; the console translates them).
 export const SUMMARY_TIMED_OUT = 'Summary generation timed out. Please try again.';
 export const SUMMARY_INVALID = 'Received invalid response from server.';
-export const SUMMARY_NETWORK = 'Network error. Please check connection and try again.';
 export const SUMMARY_HTTP_ERROR = 'Error: HTTP error! Status: {{status}}';
 export const SUMMARY_ERROR = 'Error: {{message}}';
 
@@ -80,7 +80,7 @@ export const requestSummary = async (
         if (error instanceof SummaryError) throw error;
         if (controller.signal.aborted) throw new SummaryError(SUMMARY_TIMED_OUT);
         if (error instanceof SyntaxError) throw new SummaryError(SUMMARY_INVALID);
-        throw new SummaryError(SUMMARY_NETWORK);
+        throw new SummaryError(NETWORK_FAILED);
     } finally {
         window.clearTimeout(timer);
     }

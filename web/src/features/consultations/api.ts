@@ -7,6 +7,7 @@
  * signed notes.
  */
 import { api, errorMessage } from '@/lib/api/client';
+import { NETWORK_FAILED, SOMETHING_WENT_WRONG } from '@/lib/api/messages';
 import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 
@@ -31,15 +32,13 @@ export interface ConsultationFilters {
     state?: ConsultationSummary['state'];
 }
 
-export const LOAD_FAILED = 'Something went wrong. Please try again.';
-export const NETWORK_FAILED = 'Network error. Please check connection and try again.';
 export const DRAFT_FAILED = 'The draft could not be generated. Please try again.';
 export const NOT_SIGNED = 'Sign the note before exporting it.';
 
 /** Runs one call: its data, or a failure with the server's message (or ours) and the status. */
 const run = async <T>(
     call: () => Promise<{ data?: T; error?: unknown; response: Response }>,
-    fallback = LOAD_FAILED,
+    fallback = SOMETHING_WENT_WRONG,
 ): Promise<Result<T>> => {
     try {
         const { data, error, response } = await call();

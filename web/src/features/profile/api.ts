@@ -1,5 +1,6 @@
 import { paths } from '@/config/paths';
 import { api, errorMessage, fieldErrors } from '@/lib/api/client';
+import { SOMETHING_WENT_WRONG } from '@/lib/api/messages';
 import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 import { renewSession, sessionStore, type SessionUser } from '@/lib/session/storage';
@@ -134,9 +135,9 @@ const renew = async (
     try {
         const { data, error, response } = await call();
         if (data) return { ok: true, data };
-        return failure(errorMessage(error, 'Something went wrong. Please try again.'), response.status, fieldErrors(error));
+        return failure(errorMessage(error, SOMETHING_WENT_WRONG), response.status, fieldErrors(error));
     } catch {
-        return failure('Something went wrong. Please try again.');
+        return failure(SOMETHING_WENT_WRONG);
     }
 };
 
@@ -153,8 +154,8 @@ export const resendVerification = async (): Promise<Result<{ message: string }>>
     try {
         const { data, error, response } = await api.POST('/api/auth/resend-verification');
         if (data) return { ok: true, data };
-        return failure(errorMessage(error, 'Something went wrong. Please try again.'), response.status);
+        return failure(errorMessage(error, SOMETHING_WENT_WRONG), response.status);
     } catch {
-        return failure('Something went wrong. Please try again.');
+        return failure(SOMETHING_WENT_WRONG);
     }
 };

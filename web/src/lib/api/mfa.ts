@@ -1,4 +1,5 @@
 import { api, errorMessage, fieldErrors, publicApi } from './client';
+import { SOMETHING_WENT_WRONG } from './messages';
 import { failure, type Result } from './result';
 import type { components } from './schema';
 
@@ -14,8 +15,6 @@ export type MfaSetup = components['schemas']['MfaSetupResponse'];
 export type MfaStatus = components['schemas']['MfaStatusResponse'];
 export type MfaEnrolledLogin = components['schemas']['MfaEnrolledLoginResponse'];
 
-export const FAILED = 'Something went wrong. Please try again.';
-
 interface Answer<T> {
     data?: T;
     error?: unknown;
@@ -26,9 +25,9 @@ const settle = async <T>(call: () => Promise<Answer<T>>): Promise<Result<T>> => 
     try {
         const { data, error, response } = await call();
         if (response.ok && data !== undefined) return { ok: true, data };
-        return failure(errorMessage(error, FAILED), response.status, fieldErrors(error));
+        return failure(errorMessage(error, SOMETHING_WENT_WRONG), response.status, fieldErrors(error));
     } catch {
-        return failure(FAILED);
+        return failure(SOMETHING_WENT_WRONG);
     }
 };
 

@@ -1322,7 +1322,8 @@ export interface paths {
         /**
          * Put Chunk
          * @description Bytes of the recording at `offset` (at most `chunkBytes`). Bytes already received are
-         *     acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`.
+         *     acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`. The
+         *     first chunk must start as the declared container (WebM or Ogg), or it is 415.
          */
         put: operations["recordings_chunk"];
         post?: never;
@@ -7822,6 +7823,15 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The content is not of a type this route accepts */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

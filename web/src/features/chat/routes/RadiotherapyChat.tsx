@@ -11,7 +11,8 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { Spinner } from '@/components/ui/Spinner';
-import { sendChatMessage, ChatError, CHAT_NETWORK, type ChatTurn } from '../api';
+import { NETWORK_FAILED } from '@/lib/api/messages';
+import { sendChatMessage, ChatError, type ChatTurn } from '../api';
 
 import '../chat.css';
 
@@ -56,7 +57,7 @@ const RadiotherapyChat = () => {
         } catch (failure) {
             setMessages(current => current.slice(0, -1));
             setDraft(text); // nothing typed is lost
-            setError(failure instanceof ChatError ? failure.message : CHAT_NETWORK);
+            setError(failure instanceof ChatError ? failure.message : NETWORK_FAILED);
         } finally {
             setWaiting(false);
             input.current?.focus();

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 
 import { CameraIcon, MicIcon, PowerIcon, ScreenIcon, SignalIcon, SummaryIcon, TranscriptIcon } from '@/components/ui/icons';
 import type { Level } from '../audio/level';
-import type { ConnectionState } from '../live/useLiveSession';
+import type { ConnectionState } from '../live/liveSocket';
 import type { VideoKind } from '../video/useVideoSource';
 import { useLevelVariable, VolumePulse } from './LevelMeter';
 

@@ -11,6 +11,7 @@ import { useCallback, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Spinner } from '@/components/ui/Spinner';
+import { NETWORK_FAILED } from '@/lib/api/messages';
 import { requestSummary, SummaryError, type SummaryKind, type SummaryLine } from '../api';
 import { useConsoleToast } from './ConsoleToasts';
 
@@ -35,7 +36,7 @@ const useSummaryRequest = (kind: SummaryKind) => {
                 const failure =
                     error instanceof SummaryError
                         ? { key: error.key, values: error.values }
-                        : { key: 'Network error. Please check connection and try again.', values: {} };
+                        : { key: NETWORK_FAILED, values: {} };
                 setState({ status: 'error', ...failure });
                 return false;
             }

@@ -8,8 +8,8 @@
 import { useCallback, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import type { InterimLine, TranscriptEntry } from '../live/liveSocket';
 import type { Speaker } from '../live/protocol';
-import type { InterimLine, TranscriptEntry } from '../live/useLiveSession';
 import { formatTime, withInterim } from './transcript';
 
 export const TRANSCRIPTION_AUTO_CLOSE_MS = 5000;

@@ -8,8 +8,8 @@ import { useTranslation } from 'react-i18next';
 
 import { MicIcon, SendIcon } from '@/components/ui/icons';
 import type { Level } from '../audio/level';
+import type { InterimLine, TranscriptEntry } from '../live/liveSocket';
 import type { Speaker } from '../live/protocol';
-import type { InterimLine, TranscriptEntry } from '../live/useLiveSession';
 import { useLevelVariable } from './LevelMeter';
 import { withInterim } from './transcript';
 import { useSpeakerLabel } from './TranscriptionPanel';

@@ -1,5 +1,5 @@
+import type { InterimLine, TranscriptEntry } from '../live/liveSocket';
 import type { Speaker } from '../live/protocol';
-import type { InterimLine, TranscriptEntry } from '../live/useLiveSession';
 
 /** Finished lines followed by the lines still being spoken (user first, as they would close). */
 export const withInterim = (

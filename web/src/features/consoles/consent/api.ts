@@ -4,6 +4,7 @@
  * frame carries; the server relays nothing without it.
  */
 import { api, errorMessage } from '@/lib/api/client';
+import { NETWORK_FAILED } from '@/lib/api/messages';
 import { failure, type Result } from '@/lib/api/result';
 import type { components } from '@/lib/api/schema';
 
@@ -11,7 +12,6 @@ export type PatientReference = components['schemas']['PatientReference'];
 export type OpenedConsultation = components['schemas']['ConsultationOut'];
 
 export const CONSENT_FAILED = 'The consultation could not be started. Please try again.';
-export const CONSENT_NETWORK = 'Network error. Please check connection and try again.';
 
 /**
  * `consent`: the doctor confirmed it in the dialog; false only where the tenant made consent not
@@ -29,7 +29,7 @@ export const openConsultation = async (
         if (response.ok && data) return { ok: true, data };
         return failure(errorMessage(error, CONSENT_FAILED), response.status);
     } catch {
-        return failure(CONSENT_NETWORK);
+        return failure(NETWORK_FAILED);
     }
 };
 

@@ -22,6 +22,29 @@ export interface Failure {
     details: string[];
 }
 
+/** The fields of `Form` whose values are text. */
+export type TextKey<Form> = Extract<keyof Form, string> &
+    { [K in keyof Form]: Form[K] extends string ? K : never }[keyof Form];
+
+/** The fields of `Form` whose values are yes or no. */
+export type CheckKey<Form> = Extract<keyof Form, string> &
+    { [K in keyof Form]: Form[K] extends boolean ? K : never }[keyof Form];
+
+/** What a checkbox of a registration form is given (`checkbox(field)`). */
+export interface CheckBinding {
+    checked: boolean;
+    onChange: (checked: boolean) => void;
+    error?: string;
+}
+
+/** What a text field or a select of a registration form is given (`text(field)`). */
+export interface TextBinding {
+    name: string;
+    value: string;
+    onChange: (event: { target: { value: string } }) => void;
+    error?: string;
+}
+
 interface Options<Form extends object> {
     initial: Form | (() => Form);
     validate: (form: Form) => FormErrors<Extract<keyof Form, string>>;
@@ -85,5 +108,32 @@ export const useRegistrationForm = <Form extends object>({
             setFailure(underField && !details.length ? null : { message: underField ? '' : message, details });
         };
 
-    return { form, set, error, busy, failure, failureRef, formRef, submitWith, dismissFailure: () => setFailure(null) };
+    /** The props of a field that holds text (an input or a select): its name, value, change and message. */
+    const text = <K extends TextKey<Form>>(field: K): TextBinding => ({
+        name: field,
+        value: form[field] as string,
+        onChange: event => set(field, event.target.value as Form[K]),
+        error: error(field),
+    });
+
+    /** The props of a yes-or-no field: whether it is ticked, its change and message. */
+    const checkbox = <K extends CheckKey<Form>>(field: K): CheckBinding => ({
+        checked: form[field] as boolean,
+        onChange: checked => set(field, checked as Form[K]),
+        error: error(field),
+    });
+
+    return {
+        form,
+        set,
+        error,
+        text,
+        checkbox,
+        busy,
+        failure,
+        failureRef,
+        formRef,
+        submitWith,
+        dismissFailure: () => setFailure(null),
+    };
 };

@@ -8,6 +8,7 @@ import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SignupBody } from '../api';
+import { PasswordFields } from '../components/RegisterFields';
 import { FailureAlert, RegisterPage } from '../components/RegisterLayout';
 import { useRegistrationForm } from '../components/useRegistrationForm';
 import { EMPTY_ADMIN_FORM, validateAdmin, type AdminForm } from '../validation';
@@ -50,7 +51,7 @@ const InvitedAdminForm = ({ invitation }: { invitation: string }) => {
     const { signIn } = useSession();
     const notify = useToast();
     const navigate = useNavigate();
-    const { form, set, error, busy, failure, failureRef, formRef, submitWith, dismissFailure } =
+    const { form, set, error, text, busy, failure, failureRef, formRef, submitWith, dismissFailure } =
         useRegistrationForm<AdminForm>({
             initial: EMPTY_ADMIN_FORM,
             validate: validateAdmin,
@@ -95,19 +96,7 @@ const InvitedAdminForm = ({ invitation }: { invitation: string }) => {
                     hint={t('Use the address the invitation was sent to.')}
                     {...field('email')}
                 />
-                <TextField
-                    label={t('Password')}
-                    type="password"
-                    autoComplete="new-password"
-                    hint={t('At least 8 characters')}
-                    {...field('password')}
-                />
-                <TextField
-                    label={t('Confirm Password')}
-                    type="password"
-                    autoComplete="new-password"
-                    {...field('confirmPassword')}
-                />
+                <PasswordFields text={text} hint={t('At least 8 characters')} />
                 <TextField
                     label={t('Phone Number')}
                     type="tel"
