@@ -245,6 +245,17 @@ async def list_page_async(
     return ListedPage(rows)
 
 
+def _hospital_doctor() -> Any:
+    """Joined to a consultation: its doctor, where the account is still this hospital's doctor.
+    A removed doctor's account is gone but their consultations stay in the hospital's schema
+    (only its doctors ever wrote there), so no account is this hospital's too."""
+    return and_(Account.id == Consultation.doctor_account_id, Account.role == "doctor")
+
+
+def _of_hospital(hospital_id: uuid.UUID) -> Any:
+    return and_(or_(Account.hospital_id == hospital_id, Account.id.is_(None)), Consultation.state == "signed")
+
+
 def hospital_signed_page(
     session: Session,
     hospital_id: uuid.UUID,
@@ -252,12 +263,11 @@ def hospital_signed_page(
     doctor_id: uuid.UUID | None,
     after: tuple[datetime, uuid.UUID] | None,
     limit: int,
-) -> list[tuple[Consultation, Account]]:
-    """Signed consultations of this hospital's doctors, newest first (keyset on started_at, id)."""
+) -> list[tuple[Consultation, Account | None]]:
+    """Signed consultations of this hospital's doctors, removed ones' included (no account),
+    newest first (keyset on started_at, id)."""
     query = (
-        select(Consultation, Account)
-        .join(Account, Account.id == Consultation.doctor_account_id)
-        .where(Account.hospital_id == hospital_id, Account.role == "doctor", Consultation.state == "signed")
+        select(Consultation, Account).outerjoin(Account, _hospital_doctor()).where(_of_hospital(hospital_id))
     )
     if doctor_id is not None:
         query = query.where(Consultation.doctor_account_id == doctor_id)
@@ -272,16 +282,11 @@ def hospital_signed_page(
 
 def hospital_signed(
     session: Session, hospital_id: uuid.UUID, consultation_id: uuid.UUID
-) -> tuple[Consultation, Account] | None:
+) -> tuple[Consultation, Account | None] | None:
     row = session.execute(
         select(Consultation, Account)
-        .join(Account, Account.id == Consultation.doctor_account_id)
-        .where(
-            Consultation.id == consultation_id,
-            Account.hospital_id == hospital_id,
-            Account.role == "doctor",
-            Consultation.state == "signed",
-        )
+        .outerjoin(Account, _hospital_doctor())
+        .where(Consultation.id == consultation_id, _of_hospital(hospital_id))
     ).first()
     return (row[0], row[1]) if row is not None else None
 
@@ -460,19 +465,26 @@ def license_number(session: Session, account_id: uuid.UUID) -> str | None:
     return session.scalar(select(DoctorProfile.license_number).where(DoctorProfile.account_id == account_id))
 
 
-def signatures_shown(
-    session: Session, consultation_ids: Sequence[uuid.UUID]
-) -> dict[uuid.UUID, dict[str, Any] | None]:
-    """What the signature of each of these consultations' notes shows, as fixed at signing
-    (None for a note signed before that was kept)."""
+@dataclass(frozen=True)
+class Signature:
+    """What a consultation's signature shows, as fixed at signing (`shown`, None for a note
+    signed before that was kept), and the name it was signed under."""
+
+    shown: dict[str, Any] | None
+    author_name: str
+
+
+def signatures(session: Session, consultation_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Signature]:
     if not consultation_ids:
         return {}
     rows = session.execute(
-        select(ConsultationNote.consultation_id, ConsultationNoteEntry.shown)
+        select(
+            ConsultationNote.consultation_id, ConsultationNoteEntry.shown, ConsultationNoteEntry.author_name
+        )
         .join(ConsultationNoteEntry, ConsultationNoteEntry.note_id == ConsultationNote.id)
         .where(ConsultationNote.consultation_id.in_(consultation_ids), ConsultationNoteEntry.number == 1)
     ).tuples()
-    return dict(rows.all())
+    return {cid: Signature(shown, author) for cid, shown, author in rows.all()}
 
 
 def hospital_name(session: Session, hospital_id: uuid.UUID) -> str | None:

@@ -182,6 +182,8 @@ class SignedNoteItem(BaseModel):
     id: uuid.UUID
     doctorId: uuid.UUID
     doctorName: str
+    # The doctor has since been removed from the hospital: the note stays, under this name.
+    doctorRemoved: bool = False
     console: str
     title: str | None
     startedAt: datetime

@@ -48,11 +48,13 @@ def get_for_hospital(
 
 def delete_account_rows(session: Session, account_id: uuid.UUID) -> dict[str, int]:
     """Delete every row of the session's tenant schema that names the account in a column made by
-    `account_id_column` (profile, certificate files, consultations, recording uploads), children's
-    tables first; in-schema keys take what hangs off them (transcripts, drafts, notes, audio).
-    For a removal of the account, before its platform row goes. Returns rows deleted per table."""
+    `account_id_column` and goes with the account (profile, certificate files, recording uploads
+    and their audio), children's tables first. The consultations stay, with everything hanging
+    off them: signed notes outlive their signer, and unsigned drafts keep to the tenant's
+    retention rule (cara.consultations.service.apply_retention). For a removal of the account,
+    before its platform row goes. Returns rows deleted per table."""
     deleted: dict[str, int] = {}
-    for column in account_columns():
+    for column in account_columns(removable_only=True):
         result = session.execute(
             delete(column.table).where(column == account_id).execution_options(synchronize_session=False)
         )

@@ -446,8 +446,10 @@ def update_doctor(
 
 
 def remove_doctor(session: Session, principal: Principal, doctor_id: str, hospital_id: str | None) -> str:
-    """Delete the doctor's account with their profile, certificate files, consultations (and
-    everything hanging off them) and recording uploads.
+    """Close the doctor's account: their sign-in (the platform account), profile, certificate
+    files and recording uploads are deleted; their consultations stay with the hospital, signed
+    notes shown under the name they were signed with (the law keeps a signed record beyond its
+    author's account; unsigned drafts go by the hospital's retention rule).
 
     The tenant rows are deleted here, in the hospital's own schema (the session's, where the
     profile was found), children before parents and before the account: no foreign key from a

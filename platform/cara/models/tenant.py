@@ -40,21 +40,28 @@ from cara.models.base import TenantBase, created_at, updated_at, uuid_pk
 # tenant table joins with are Citus reference tables.
 REFERENCES = "references"
 ACCOUNT_ID = "platform.accounts.id"
+# Set on the reference of a clinical record the law keeps beyond the account (a consultation:
+# a signed note must outlive its signer; ../design/documents.md): removing the account leaves
+# these rows, and what hangs off them, to the tenant's retention rule.
+OUTLIVES_ACCOUNT = "outlives_account"
 
 
-def account_id_column(**kwargs: Any) -> MappedColumn[Any]:
+def account_id_column(*, outlives_account: bool = False, **kwargs: Any) -> MappedColumn[Any]:
     """A tenant table's reference to an account, without a database-level key (above)."""
-    return mapped_column(UUID(as_uuid=True), nullable=False, info={REFERENCES: ACCOUNT_ID}, **kwargs)
+    info = {REFERENCES: ACCOUNT_ID, OUTLIVES_ACCOUNT: outlives_account}
+    return mapped_column(UUID(as_uuid=True), nullable=False, info=info, **kwargs)
 
 
-def account_columns() -> list[Column[Any]]:
+def account_columns(*, removable_only: bool = False) -> list[Column[Any]]:
     """Every tenant column made by `account_id_column`, children's tables before their parents'
-    (the order a removal deletes in: a child first never leaves a cascade or SET NULL to do)."""
+    (the order a removal deletes in: a child first never leaves a cascade or SET NULL to do).
+    With `removable_only`, those whose rows go with the account (not the clinical record)."""
     return [
         column
         for table in reversed(TenantBase.metadata.sorted_tables)
         for column in table.columns
         if column.info.get(REFERENCES) == ACCOUNT_ID
+        and not (removable_only and column.info.get(OUTLIVES_ACCOUNT))
     ]
 
 
@@ -166,7 +173,8 @@ class Consultation(TenantBase):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    doctor_account_id: Mapped[uuid.UUID] = account_id_column()
+    # Kept when the doctor is removed: the record is the tenant's, not the account's.
+    doctor_account_id: Mapped[uuid.UUID] = account_id_column(outlives_account=True)
     # The console it ran in (radiologist, cardiologist, ..., generic) and the provider model.
     console: Mapped[str] = mapped_column(String(50), nullable=False)
     model: Mapped[str] = mapped_column(String(200), nullable=False)

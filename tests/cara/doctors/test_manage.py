@@ -437,7 +437,7 @@ class TestRemove:
         )
         assert limit.json()["doctorCount"] == 0
 
-    def test_removes_every_row_of_the_doctor_in_the_schema_and_only_theirs(
+    def test_removes_the_doctors_own_rows_and_only_theirs_keeping_the_record(
         self, client: Any, hospital: HospitalAccount
     ) -> None:
         # No key from the schema into platform.accounts cascades: the removal deletes these rows.
@@ -450,10 +450,20 @@ class TestRemove:
 
         r = client.request("DELETE", f"/api/doctors/{gone}", headers=hospital.headers)
         assert r.status_code == 200, r.text
-        assert rows_of(schema, gone) == dict.fromkeys(before[gone], 0)
+        # What is the account's goes; the consultation record (notes, drafts, transcript) stays
+        # with the hospital (tests/cara/consultations/test_removed_doctor_records.py).
+        record = {"consultations", "transcript_lines", "consultation_drafts", "consultation_notes"}
+        record |= {"consultation_note_entries"}
+        after = rows_of(schema, gone)
+        assert {t: n for t, n in after.items() if t not in record} == {
+            t: 0 for t in before[gone] if t not in record
+        }
+        assert {t: after[t] for t in record} == {t: before[gone][t] for t in record}
         assert rows_of(schema, kept) == before[kept]
-        # Children no longer joined to the removed doctor are gone too, not orphaned.
-        assert rows_of(schema, None) == before[kept]
+        # Children of what went (an upload's audio) are gone too, not orphaned.
+        everything = rows_of(schema, None)
+        assert everything["recording_parts"] == before[kept]["recording_parts"]
+        assert everything["certificate_files"] == before[kept]["certificate_files"]
 
     def test_missing_doctor(self, client: Any, hospital: HospitalAccount) -> None:
         for bad in (str(uuid.uuid4()), "nope"):

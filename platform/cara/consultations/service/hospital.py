@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -36,14 +35,25 @@ def _hospital(principal: Principal) -> uuid.UUID:
     return principal.hospital_id
 
 
-def _signed_item(consultation: Consultation, doctor: Account, shown: dict[str, Any] | None) -> SignedNoteItem:
+def _signed_item(
+    consultation: Consultation, doctor: Account | None, signature: repository.Signature | None
+) -> SignedNoteItem:
     """The item as signed: title, patient reference and signer's name are those kept with the
-    signature (`shown`); a note signed before they were kept shows today's."""
+    signature (`shown`); a note signed before they were kept shows today's, or, where the doctor
+    has since been removed (no account), the name the note was signed under."""
+    shown = signature.shown if signature is not None else None
     reference = shown["patientReference"] if shown is not None else consultation.patient_reference
+    if shown is not None:
+        name = shown["signerName"]
+    elif doctor is not None:
+        name = doctor.name
+    else:
+        name = signature.author_name if signature is not None else ""
     return SignedNoteItem(
         id=consultation.id,
-        doctorId=doctor.id,
-        doctorName=shown["signerName"] if shown is not None else doctor.name,
+        doctorId=consultation.doctor_account_id,
+        doctorName=name,
+        doctorRemoved=doctor is None,
         console=consultation.console,
         title=shown["title"] if shown is not None else consultation.title,
         startedAt=consultation.started_at,
@@ -74,17 +84,18 @@ def hospital_signed_notes(
     )
     more = len(rows) > limit
     rows = rows[:limit]
-    shown = repository.signatures_shown(session, [c.id for c, _ in rows])
+    signed = repository.signatures(session, [c.id for c, _ in rows])
     return SignedNotePage(
-        items=[_signed_item(c, a, shown.get(c.id)) for c, a in rows],
+        items=[_signed_item(c, a, signed.get(c.id)) for c, a in rows],
         nextCursor=encode_cursor(rows[-1][0].started_at, rows[-1][0].id) if more and rows else None,
     )
 
 
 def _hospital_signed(
     session: Session, principal: Principal, consultation_id: object
-) -> tuple[Consultation, Account]:
-    """A signed consultation of this hospital's doctors with its doctor, else NotFound."""
+) -> tuple[Consultation, Account | None]:
+    """A signed consultation of this hospital's doctors with its doctor (None once removed),
+    else NotFound."""
     found = repository.hospital_signed(session, _hospital(principal), parse_id(consultation_id))
     if found is None:
         raise NotFound(NOTE_NOT_FOUND)
@@ -103,12 +114,12 @@ def hospital_read_note(session: Session, principal: Principal, consultation_id: 
         actor_id=principal.id,
         target_type="consultation",
         target_id=consultation.id,
-        detail={"doctor": str(doctor.id)},
+        detail={"doctor": str(consultation.doctor_account_id)},
     )
     # The signed text only: what it was drafted from stays the doctor's.
     note = note.model_copy(update={"sourceDraftId": None})
-    shown = repository.signatures_shown(session, [consultation.id]).get(consultation.id)
-    return SignedNoteDetail(**_signed_item(consultation, doctor, shown).model_dump(), note=note)
+    signature = repository.signatures(session, [consultation.id]).get(consultation.id)
+    return SignedNoteDetail(**_signed_item(consultation, doctor, signature).model_dump(), note=note)
 
 
 def hospital_export_note(
@@ -116,8 +127,15 @@ def hospital_export_note(
 ) -> ExportFile:
     """A signed note of this hospital's doctors as FHIR or PDF, as the doctor downloads it; each
     download is audited (never a draft: an unsigned consultation is not found here)."""
-    consultation, doctor = _hospital_signed(session, principal, consultation_id)
+    consultation, _doctor = _hospital_signed(session, principal, consultation_id)
     try:
-        return export_file(session, principal, consultation, kind, resource, audit={"doctor": str(doctor.id)})
+        return export_file(
+            session,
+            principal,
+            consultation,
+            kind,
+            resource,
+            audit={"doctor": str(consultation.doctor_account_id)},
+        )
     except Conflict as exc:  # signed, but no signature entry: not a note the hospital can see
         raise NotFound(NOTE_NOT_FOUND) from exc
