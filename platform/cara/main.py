@@ -13,6 +13,7 @@ from fastapi.responses import RedirectResponse
 from cara.admin_console.endpoints import reads as admin_console_reads
 from cara.admin_console.endpoints import router as admin_console_router
 from cara.assistant_routes import router as assistant_router
+from cara.auth import openapi_security
 from cara.auth.endpoints import router as auth_router
 from cara.billing.endpoints import router as billing_router
 from cara.config import get_settings
@@ -97,7 +98,7 @@ def create_app() -> FastAPI:
     # /api and /admin keep their routes; every other path is a client route.
     mount_spa(app, prefix="", dist=REPO_ROOT / "web" / "dist", reserved=("api/", "admin/"))
     handlers.install(app)
-    openapi.install(app)
+    openapi.install(app, openapi_security.declare)
     # Request ids, the access log, the security headers on every HTTP answer (a 500 gets them
     # from its handler, cara.kit.handlers), the body size cap, and gzip for the web apps' scripts
     # and the JSON lists (WebSockets are untouched), in one layer.

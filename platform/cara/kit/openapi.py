@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
@@ -53,13 +54,17 @@ def document_body_errors(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def install(app: FastAPI) -> None:
-    """The app's OpenAPI document with the statuses every body-taking route shares."""
+def install(app: FastAPI, *more: Callable[[FastAPI, dict[str, Any]], dict[str, Any]]) -> None:
+    """The app's OpenAPI document with the statuses every body-taking route shares, then each of
+    `more` in turn (the security each operation is signed in to: cara.auth.openapi_security)."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = document_body_errors(build())
+            document = document_body_errors(build())
+            for step in more:
+                document = step(app, document)
+            app.openapi_schema = document
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -2933,6 +2933,11 @@ export interface components {
             /** Doctorname */
             doctorName: string;
             /**
+             * Doctorremoved
+             * @default false
+             */
+            doctorRemoved: boolean;
+            /**
              * Id
              * Format: uuid
              */
@@ -2963,6 +2968,11 @@ export interface components {
             doctorId: string;
             /** Doctorname */
             doctorName: string;
+            /**
+             * Doctorremoved
+             * @default false
+             */
+            doctorRemoved: boolean;
             /**
              * Id
              * Format: uuid
