@@ -83,7 +83,7 @@ def declare(app: FastAPI, document: dict[str, Any]) -> dict[str, Any]:
         item = paths.get(route.path_format)
         if item is None:
             continue
-        for method in route.methods:
+        for method in route.methods or ():
             operation = item.get(method.lower())
             if isinstance(operation, dict):
                 operation["security"] = route_security(route.operation_id, route.dependant)
