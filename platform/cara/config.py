@@ -79,6 +79,13 @@ class Settings(BaseSettings):
     rate_limit_summaries: str = "60 per hour"
     rate_limit_chat: str = "120 per hour"
     rate_limit_live_connects: str = "30 per hour"
+    # Typed turns in a live consultation (each one a model reply), per doctor across sockets.
+    rate_limit_live_turns: str = "20 per minute"
+    # Export files are rendered in separate processes at a lower CPU priority, then kept.
+    export_render_processes: int = Field(default=1, ge=1, le=16)
+    export_render_nice: int = Field(default=10, ge=0, le=19)
+    export_render_timeout_seconds: int = Field(default=60, ge=5, le=600)
+    export_keep_seconds: int = Field(default=6 * 3600, ge=60)
     # Proxies (addresses or networks, JSON list) whose X-Forwarded-For names the client; empty:
     # the connection's peer is the client and the header is ignored.
     trusted_proxies: list[str] = []
@@ -184,6 +191,7 @@ class Settings(BaseSettings):
         "rate_limit_summaries",
         "rate_limit_chat",
         "rate_limit_live_connects",
+        "rate_limit_live_turns",
     )
     @classmethod
     def _limit(cls, value: str) -> str:

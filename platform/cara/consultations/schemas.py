@@ -137,7 +137,11 @@ class RecordSettingsIn(RequestBody):
     retentionDays: StrictInt | None = Field(default=None, ge=1, le=3650)
 
 
+# What one signed document may hold, so that its export stays bounded (a 100,000-character
+# note and its addenda render to PDF in a few CPU seconds, once: see ops/bench/export_isolation.py).
 MAX_NOTE_CHARS = 100_000
+MAX_ADDENDUM_CHARS = 20_000
+MAX_ADDENDA = 20
 
 
 class RadiologySectionsIn(RequestBody):
@@ -171,9 +175,9 @@ class NoteSign(RequestBody):
 
 
 class AddendumIn(RequestBody):
-    model_config = ConfigDict(extra="ignore", str_max_length=MAX_NOTE_CHARS)
+    model_config = ConfigDict(extra="ignore", str_max_length=MAX_ADDENDUM_CHARS)
 
-    text: str = Field(max_length=MAX_NOTE_CHARS)
+    text: str = Field(max_length=MAX_ADDENDUM_CHARS)
 
 
 class SignedNoteItem(BaseModel):

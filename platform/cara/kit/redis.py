@@ -17,5 +17,12 @@ def get_redis() -> redis.Redis[str]:
     )
 
 
+@lru_cache
+def get_binary_redis() -> redis.Redis[bytes]:
+    """The same server, replies as bytes: for values that are files (kept export renditions)."""
+    return redis.Redis.from_url(get_settings().redis_url, socket_timeout=5, socket_connect_timeout=2)
+
+
 def reset_redis() -> None:
     get_redis.cache_clear()
+    get_binary_redis.cache_clear()

@@ -70,6 +70,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 MAX_AUDIO_CHARS = 256 * 1024
 MAX_VIDEO_CHARS = 4 * 1024 * 1024
 MAX_TEXT_CHARS = 4000
+TURNS_TOO_FAST = "You are sending messages faster than Cara can answer. Please wait {wait}."
 AUTH_TIMEOUT_SECONDS = 10.0
 
 # WebSocket close codes (4000-4999 are the application's).

@@ -47,7 +47,7 @@ from opentelemetry import trace
 from cara.clinical import tool as dose_tool
 from cara.config import Settings
 from cara.consultations import service as consultations
-from cara.kit import gemini
+from cara.kit import gemini, throttle
 from cara.kit.gemini import provider_message
 from cara.live import messages as m
 from cara.live import opus, rejoin, usage
@@ -603,6 +603,13 @@ class LiveRelay:
             self._pending_audio.append(data_base64)
 
     async def _text_up(self, text: str) -> None:
+        # Each typed turn has the model answer: a doctor's turns are limited per minute (across
+        # sockets and replicas, in Redis). One past the limit is neither stored nor sent.
+        limit, who = self.settings.rate_limit_live_turns, str(self.scope.account_id)
+        if not await asyncio.to_thread(throttle.allow, "live-turns", limit, who):
+            wait = await asyncio.to_thread(throttle.retry_after, "live-turns", limit, who)
+            await self.browser.send(m.error(m.TURNS_TOO_FAST.format(wait=throttle.wait_text(wait))))
+            return
         for event in self.wake.wake():
             await self._on_wake_event(event)
         self._store(self.lines.whole("user", text))

@@ -82,7 +82,7 @@ def put_chunk(
     "/{recording_id}/complete",
     operation_id="recordings_complete",
     response_model=RecordingOut,
-    responses=error_responses(400, 401, 403, 404, 409, 422, 503),
+    responses=error_responses(400, 401, 403, 404, 409, 422, 429, 503),
 )
 def complete_recording(
     recording_id: str, body: RecordingComplete, principal: DoctorPrincipal, session: DbSession
@@ -97,7 +97,7 @@ def complete_recording(
     "/{recording_id}/retry",
     operation_id="recordings_retry",
     response_model=RecordingOut,
-    responses=error_responses(401, 403, 404, 409, 503),
+    responses=error_responses(401, 403, 404, 409, 429, 503),
 )
 def retry_recording(recording_id: str, principal: DoctorPrincipal, session: DbSession) -> RecordingOut:
     """Process a failed recording again (its audio was kept)."""

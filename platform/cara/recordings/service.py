@@ -230,6 +230,9 @@ def complete(
     if body.totalBytes != upload.received_bytes:
         raise OffsetMismatch(upload.received_bytes)
     gemini.require_ai()
+    # The worker has the model transcribe it and draft the note: it spends from the same
+    # allowance as /api/summarize (past it: 429, and the upload waits, every byte kept).
+    summaries.spend_draft(principal)
     upload.state = "processing"
     if body.durationMs is not None:
         upload.duration_ms = body.durationMs
@@ -243,6 +246,7 @@ def retry(session: Session, principal: Principal, upload_id: object) -> Recordin
     if upload.state != "failed" and not stale:
         raise Conflict(NOT_RETRYABLE)
     gemini.require_ai()
+    summaries.spend_draft(principal)
     upload.state = "processing"
     upload.error = None
     _enqueue(session, principal, upload)

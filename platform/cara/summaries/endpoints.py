@@ -6,9 +6,7 @@ from fastapi import APIRouter
 
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal
-from cara.config import get_settings
 from cara.consultations.schemas import DraftOut
-from cara.kit import throttle
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
 from cara.summaries import service
@@ -30,7 +28,7 @@ def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSessio
     With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
     the draft on it (another doctor's id is 404)."""
     check_assistant_permission(principal, "summary")
-    throttle.hit("summaries", get_settings().rate_limit_summaries, str(principal.id))
+    service.spend_draft(principal)
     job = service.job_for(body, session, principal)
     session.rollback()  # nothing held open while the worker runs
     result = service.request_result(job)

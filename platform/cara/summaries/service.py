@@ -27,7 +27,7 @@ from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
 from cara.consultations.schemas import DraftOut
-from cara.kit import gemini
+from cara.kit import gemini, throttle
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
 from cara.kit.jobs import send_now
 from cara.kit.redis import get_redis
@@ -94,6 +94,14 @@ class SummaryJob:
             if target
             else None,
         )
+
+
+def spend_draft(principal: Principal) -> None:
+    """Counts one model-written draft against the doctor's summaries limit (429 past it).
+    Every path that has the model write a summary or report spends from the same allowance:
+    `/api/summarize` and a completed (or retried) recording alike, so one cannot be used to go
+    around the other."""
+    throttle.hit("summaries", get_settings().rate_limit_summaries, str(principal.id))
 
 
 LABELS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool"}

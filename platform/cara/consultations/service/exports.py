@@ -4,7 +4,6 @@ export is audited.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from cara.audit.service import record_tenant
 from cara.auth.principal import Principal
-from cara.consultations import export, repository
+from cara.consultations import export, renditions, repository
 from cara.consultations.service.record import own_consultation
 from cara.kit.errors import Conflict
 from cara.models import Consultation
@@ -86,19 +85,12 @@ def export_file(
 ) -> ExportFile:
     note = signed_note(session, consultation)
     stem = f"consultation-{consultation.started_at.strftime('%Y%m%d')}-{str(consultation.id)[:8]}"
+    assert principal.tenant_schema is not None  # doctors and hospitals always have a tenant
+    content = renditions.file_bytes(principal.tenant_schema, note, kind, resource)
     if kind == "pdf":
-        out = ExportFile(export.pdf(note), "application/pdf", f"{stem}.pdf")
+        out = ExportFile(content, "application/pdf", f"{stem}.pdf")
     else:
-        document = (
-            export.document_reference(note)
-            if resource == "document-reference"
-            else export.document_bundle(note)
-        )
-        out = ExportFile(
-            json.dumps(document, ensure_ascii=False, indent=2).encode(),
-            export.FHIR_MEDIA_TYPE,
-            f"{stem}.fhir.json",
-        )
+        out = ExportFile(content, export.FHIR_MEDIA_TYPE, f"{stem}.fhir.json")
     record_tenant(
         session,
         action="consultation.export",

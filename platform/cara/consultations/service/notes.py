@@ -21,6 +21,8 @@ from cara.auth.principal import Principal
 from cara.consultations import repository
 from cara.consultations.radiology import render_radiology
 from cara.consultations.schemas import (
+    MAX_ADDENDA,
+    MAX_NOTE_CHARS,
     AddendumIn,
     NoteOut,
     NoteSave,
@@ -28,7 +30,7 @@ from cara.consultations.schemas import (
 )
 from cara.consultations.service.exports import INDEPENDENT_PRACTICE
 from cara.consultations.service.record import note_out, own_consultation
-from cara.kit.errors import BadRequest, Conflict, NotFound, ValidationFailed
+from cara.kit.errors import BadRequest, Conflict, NotFound, PayloadTooLarge, ValidationFailed
 from cara.models import (
     Consultation,
     ConsultationDraft,
@@ -47,6 +49,14 @@ NOTE_CHANGED = (
 NOTE_EMPTY = "An empty note cannot be signed."
 ADDENDUM_EMPTY = "An addendum cannot be empty."
 ADDENDUM_UNSIGNED = "Only a signed note takes addenda; edit the note instead."
+ADDENDA_FULL = (
+    f"This note already has {MAX_ADDENDA} addenda, the most one note takes. "
+    "Record further findings in a new consultation."
+)
+NOTE_TOO_LONG = (
+    f"The note is too long: at most {MAX_NOTE_CHARS:,} characters, sections included. Shorten it, "
+    "or split it over two consultations."
+)
 NOTE_MISSING = "There is no note to sign yet."
 DRAFT_NOT_FOUND = "Draft not found."
 BAD_VERSION = "The If-Match header must be the note's version."
@@ -115,6 +125,8 @@ def save_note(
         if draft is None:
             raise NotFound(DRAFT_NOT_FOUND)
     text, sections = _note_content(body, draft)
+    if len(text) > MAX_NOTE_CHARS:  # each section fits, but the note they make does not
+        raise PayloadTooLarge(NOTE_TOO_LONG)
     if note is None:
         if expected not in (None, 0):
             raise Conflict(NOTE_CHANGED)
@@ -290,6 +302,8 @@ def add_addendum(
     text = body.text.strip()
     if not text:
         raise ValidationFailed({"text": ADDENDUM_EMPTY}, message=ADDENDUM_EMPTY)
+    if len(entries) > MAX_ADDENDA:  # the signature is the first entry
+        raise PayloadTooLarge(ADDENDA_FULL)
     entry = _entry(session, principal, consultation, note, "addendum", text, None, entries[-1].number + 1)
     return _noted(
         session,
