@@ -262,7 +262,7 @@ def control(gemini: GeminiDouble) -> Iterator[DoubleControl]:
 def accounts(client: Any) -> dict[str, Any]:
     radiologist = doctor_payload(specialty="Radiologist", name="Ama Mensah")
     signup(client, radiologist)
-    subscribe(radiologist["email"], "doctor-basic")
+    subscribe(radiologist["email"], "doctor-professional")  # report drafts, camera and screen
     radiotherapist = doctor_payload(specialty="Radiotherapist", name="Kwame Boateng")
     signup(client, radiotherapist)
     subscribe(radiotherapist["email"], "doctor-professional", status="trialing")

@@ -34,7 +34,7 @@ SCRIPT = REPO / "tests" / "e2e" / "web" / "consultations.test.mjs"
 def record_accounts(client: Any) -> dict[str, Any]:
     hospital = hospital_payload(name="Ridge Regional Hospital")
     created = signup(client, hospital)
-    subscribe(hospital["email"], "hospital-bronze")
+    subscribe(hospital["email"], "hospital-silver")  # its doctors draft reports
     doctor = doctor_payload(specialty="Radiologist", name="Esi Quaye", isHospitalCreated=True)
     add_staff(client, doctor, created["token"])
 

@@ -13,6 +13,7 @@ from cara.consultations import service as consultations
 from cara.kit import throttle
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
+from cara.plans.catalog import PLAN_REVIEW_CHAT
 
 router = APIRouter(tags=["assistant"])
 
@@ -29,7 +30,7 @@ def radiotherapy_chat_message(
     """Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
     The model may run the dose-constraint check: its results come back in `toolResults` and in the
     history, and, with `consultationId`, the exchange is kept in that consultation's transcript."""
-    check_assistant_permission(principal, "chat")
+    check_assistant_permission(principal, "chat", needs=PLAN_REVIEW_CHAT)
     throttle.hit("chat", get_settings().rate_limit_chat, str(principal.id))
     if body.consultationId is not None:
         consultations.open_for_live(session, principal, body.consultationId)  # else 404, before the model

@@ -47,6 +47,7 @@ from cara.live.assistant_profiles import ASSISTANT_PROFILES, assistant_profile_f
 from cara.live.browser import BrowserGone, BrowserLink
 from cara.live.permission import check_assistant_permission
 from cara.live.relay import LiveRelay, Refused
+from cara.plans.catalog import CAMERA_AND_SCREEN
 from tenants.sessions import TenantScope
 
 router = APIRouter(tags=["live"])
@@ -86,6 +87,7 @@ class Doctor:
     scope: TenantScope
     consultation_id: uuid.UUID | None = None
     audio: str = "pcm"  # what the browser asked for in its first frame: "pcm" or "opus"
+    camera_and_screen: bool = True  # the plan includes camera and screen sharing
 
 
 _KINDS: dict[type[CaraError], str] = {
@@ -110,7 +112,7 @@ def _load_doctor(token: str, consultation_id: str | None = None, *, running: boo
         session = session_for_token(token, running=running)
         try:
             principal = authenticate_token(session, token, running=running)
-            check_assistant_permission(principal, "live")
+            allowed = check_assistant_permission(principal, "live")
             if principal.tenant_schema is None:
                 raise Forbidden(NO_PERMISSION)
             scope = TenantScope(
@@ -121,7 +123,12 @@ def _load_doctor(token: str, consultation_id: str | None = None, *, running: boo
             consultation = (
                 open_for_live(session, principal, consultation_id).id if consultation_id is not None else None
             )
-            return Doctor(specialty=principal.account.specialty, scope=scope, consultation_id=consultation)
+            return Doctor(
+                specialty=principal.account.specialty,
+                scope=scope,
+                consultation_id=consultation,
+                camera_and_screen=CAMERA_AND_SCREEN in allowed,
+            )
         finally:
             session.close()
     except CaraError as exc:
@@ -184,6 +191,7 @@ async def live(websocket: WebSocket, specialty: str | None = None) -> None:
             consultation_id=doctor.consultation_id,
             recheck=_recheck(token),
             audio=doctor.audio,
+            video_allowed=doctor.camera_and_screen,
         )
         ending = await relay.run()
         if ending is not None:

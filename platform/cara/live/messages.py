@@ -70,6 +70,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 MAX_AUDIO_CHARS = 256 * 1024
 MAX_VIDEO_CHARS = 4 * 1024 * 1024
 MAX_TEXT_CHARS = 4000
+NO_CAMERA_IN_PLAN = (
+    "Camera and screen sharing are not part of your plan: Cara does not see these frames. "
+    "Please choose a plan that includes them."
+)
 TURNS_TOO_FAST = "You are sending messages faster than Cara can answer. Please wait {wait}."
 AUTH_TIMEOUT_SECONDS = 10.0
 

@@ -118,6 +118,7 @@ class LiveRelay:
         consultation_id: uuid.UUID,
         recheck: Callable[[], object],
         audio: str = "pcm",
+        video_allowed: bool = True,
     ) -> None:
         """`recheck` is the check the socket was opened with (blocking: database and Redis),
         raising Refused when the doctor may no longer use the assistant."""
@@ -138,6 +139,9 @@ class LiveRelay:
         self.consultation_id = consultation_id
         # Opus both ways (binary frames), negotiated in the first frame; else base64 PCM in JSON.
         self.audio = audio
+        # Camera and screen frames, when the doctor's plan includes them; else refused, once said.
+        self._video_allowed = video_allowed
+        self._video_refused = False
         self._codec = opus.Transcoder(settings.live_opus_threads) if audio == "opus" else None
         self._mic_pcm = bytearray()  # decoded microphone audio not yet sent upstream
         self.tokens = 0  # the provider's usageMetadata, summed (counted per tenant and day at the end)
@@ -626,6 +630,11 @@ class LiveRelay:
     # Video frames and stream ends are only worth sending live: while reconnecting they are dropped.
 
     async def _video_up(self, jpeg: bytes) -> None:
+        if not self._video_allowed:
+            if not self._video_refused:
+                self._video_refused = True
+                await self.browser.send(m.error(m.NO_CAMERA_IN_PLAN))
+            return
         upstream = self.upstream
         if upstream is not None:
             with contextlib.suppress(Exception):

@@ -10,6 +10,14 @@ from dataclasses import dataclass, field
 
 ANNUAL_DISCOUNT = 0.15
 
+# What a plan lets its doctors use beyond the live assistant, its transcript and summaries (every
+# plan has those). The server enforces them (`cara.live.permission`); the features' display text
+# is the plan's `features` list.
+REPORT_DRAFTS = "report-drafts"
+PLAN_REVIEW_CHAT = "plan-review-chat"
+CAMERA_AND_SCREEN = "camera-and-screen"
+EVERY_ENTITLEMENT = frozenset({REPORT_DRAFTS, PLAN_REVIEW_CHAT, CAMERA_AND_SCREEN})
+
 
 @dataclass(frozen=True)
 class PlanSpec:
@@ -21,6 +29,7 @@ class PlanSpec:
     max_doctors: int | None
     features: list[str] = field(default_factory=list)
     sort_order: int = 0
+    entitlements: frozenset[str] = EVERY_ENTITLEMENT
 
 
 def annual_price_cents(monthly_cents: int, annual_cents: int | None) -> int:
@@ -44,6 +53,8 @@ CATALOG: tuple[PlanSpec, ...] = (
             "Email support",
         ],
         10,
+        # A hospital's live assistant takes the camera and screen ("for every specialty").
+        frozenset({CAMERA_AND_SCREEN}),
     ),
     PlanSpec(
         "hospital-silver",
@@ -80,6 +91,7 @@ CATALOG: tuple[PlanSpec, ...] = (
         None,
         ["Live Cara assistant for your specialty", "Live transcript", "Conversation summaries"],
         10,
+        frozenset(),
     ),
     PlanSpec(
         "doctor-professional",
@@ -97,3 +109,12 @@ CATALOG: tuple[PlanSpec, ...] = (
         20,
     ),
 )
+
+
+def entitlements_of(plan_code: str | None) -> frozenset[str]:
+    """What the plan with this code allows. A trial, or a plan the catalog does not know (one
+    made for a single customer), allows everything."""
+    for spec in CATALOG:
+        if spec.code == plan_code:
+            return spec.entitlements
+    return EVERY_ENTITLEMENT

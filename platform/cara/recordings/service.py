@@ -30,6 +30,7 @@ from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
 from cara.kit import gemini
+from cara.kit.db import session_scope
 from cara.kit.errors import (
     BadRequest,
     CaraError,
@@ -44,8 +45,10 @@ from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import as_utc, moment_error
 from cara.models import RecordingUpload
 from cara.models.base import utcnow
+from cara.plans.catalog import REPORT_DRAFTS
 from cara.recordings import audio, repository, transcribe
 from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
+from cara.subscriptions import service as subscriptions
 from cara.summaries import service as summaries
 from tenants.sessions import TenantTransactions
 
@@ -313,8 +316,12 @@ def process(transactions: TenantTransactions, upload_id: str) -> None:
             consultation_id=consultation_id,
             console=claimed.console,
         )
+        # A report draft where the doctor's plan includes them, else a summary (as /api/summarize).
+        with session_scope() as platform:
+            allowed = subscriptions.account_entitlements(platform, claimed.doctor_id)
+        kind = "report" if REPORT_DRAFTS in allowed else "summary"
         summaries.draft_from_record(
-            summaries.SummaryJob(kind="report", focus=None, transcript="", target=target),
+            summaries.SummaryJob(kind=kind, focus=None, transcript="", target=target),
             target,
             transactions,
         )

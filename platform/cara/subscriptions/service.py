@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from cara.models import Account, Plan, Subscription
 from cara.models.base import utcnow
+from cara.plans.catalog import EVERY_ENTITLEMENT, entitlements_of
 from cara.subscriptions import repository
 from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus, PlanRef
 
@@ -102,3 +103,25 @@ def grants_clinical_access(session: Session, doctor: Account) -> bool:
         return hospital_status(session, doctor).hospitalSubscriptionActive
     found = latest_subscription(session, doctor.id)
     return found is not None and effective_status(found[0]) in ACCESS_STATUSES
+
+
+def doctor_entitlements(session: Session, doctor: Account) -> frozenset[str]:
+    """What the doctor's plan (a hospital-created doctor's: the hospital's) lets them use beyond
+    the live assistant and summaries (`cara.plans.catalog`). A sign-up trial, with no Stripe
+    subscription behind it, tries everything; without a live subscription, nothing."""
+    holder: Account | None = doctor
+    if doctor.hospital_id is not None:
+        holder = repository.hospital_account(session, doctor.hospital_id)
+    found = latest_subscription(session, holder.id) if holder is not None else None
+    if found is None or effective_status(found[0]) not in ACCESS_STATUSES:
+        return frozenset()
+    sub, plan = found
+    if sub.status == "trialing" and sub.stripe_subscription_id is None:
+        return EVERY_ENTITLEMENT
+    return entitlements_of(plan.code if plan is not None else None)
+
+
+def account_entitlements(session: Session, account_id: uuid.UUID) -> frozenset[str]:
+    """`doctor_entitlements` of the account with this id (none when it is gone)."""
+    account = session.get(Account, account_id)
+    return doctor_entitlements(session, account) if account is not None else frozenset()

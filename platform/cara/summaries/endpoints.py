@@ -9,6 +9,7 @@ from cara.auth.principal import AnyPrincipal
 from cara.consultations.schemas import DraftOut
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
+from cara.plans.catalog import REPORT_DRAFTS
 from cara.summaries import service
 from cara.summaries.schemas import DRAFT_LABEL, SummarizeRequest, SummaryOut
 
@@ -27,7 +28,7 @@ def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSessio
     """Summarise a conversation (or draft a report, optionally on a focus topic); waits up to 30 s.
     With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
     the draft on it (another doctor's id is 404)."""
-    check_assistant_permission(principal, "summary")
+    check_assistant_permission(principal, "summary", needs=REPORT_DRAFTS if body.kind == "report" else None)
     service.spend_draft(principal)
     job = service.job_for(body, session, principal)
     session.rollback()  # nothing held open while the worker runs

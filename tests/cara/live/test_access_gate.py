@@ -30,7 +30,7 @@ def test_doctor_without_subscription_is_refused_until_subscribed(client: Any, no
     assert r.status_code == 403
     assert r.json()["message"] == NEEDS_SUBSCRIPTION
 
-    subscribe(body["email"], "doctor-basic")
+    subscribe(body["email"], "doctor-professional")  # its plan includes the plan review chat
     # Now past the gate: each request reaches its own validation, the next step after the gate.
     r = client.post("/api/summarize", json={"transcript": ""}, headers=auth(token))
     assert (r.status_code, r.json()["message"]) == (422, NO_CONVERSATION)
