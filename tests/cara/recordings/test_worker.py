@@ -200,3 +200,21 @@ def test_abandoned_recordings_are_deleted_with_their_audio(
         time.sleep(0.2)
     assert part_count(doctor, old) == 0
     assert client.get(f"/api/recordings/{recent}", headers=doctor).json()["receivedBytes"] == 504
+
+
+def test_on_a_plan_without_report_drafts_a_recording_is_drafted_as_a_summary(
+    client: Any, gemini: GeminiDouble, worker: Any, monkeypatch: Any
+) -> None:
+    from cara.config import get_settings
+    from tests.cara.admin_console.seed import subscribe
+    from tests.factories import auth, doctor_payload, signup
+
+    monkeypatch.setattr(get_settings(), "trial_days", 0)
+    body = doctor_payload(specialty="General Practitioner")
+    headers = auth(signup(client, body)["token"])
+    subscribe(body["email"], "doctor-basic")  # summaries, no report drafts
+    rid = send(client, headers, webm_opus(4.0), console="generic", durationMs=None)
+    done = wait_state(client, headers, rid, "done", "failed")
+    assert done["state"] == "done", done
+    consultation = client.get(f"/api/consultations/{done['consultationId']}", headers=headers).json()
+    assert [d["kind"] for d in consultation["drafts"]] == ["summary"]
