@@ -1,8 +1,9 @@
 """Settings, read once from the environment.
 
-One pydantic-settings class for the whole service. Outside development it
-refuses the built-in development secret, so a production deploy cannot start
-with a guessable JWT key.
+One pydantic-settings class for the whole service. The built-in development
+JWT secret is public (it is in this file): anyone can sign an admin token with
+it. So it is accepted only in development on a loopback address, where no one
+else can reach the server; everywhere else a deploy cannot start with it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,39 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_SECRET = "cara-development-secret-change-me-0123456789"  # noqa: S105 - refused outside development
+
+
+def is_loopback(host: str) -> bool:
+    """True if a server listening on ``host`` is reachable from this machine only."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:  # a name other than localhost, or "" (every interface): not loopback
+        return False
+
+
+def refuse_dev_secret(cara_env: str, jwt_secret: str, host: str) -> None:
+    """Raise ValueError unless ``jwt_secret`` may sign tokens for a server on ``host``.
+
+    The development secret is public, so a token it signs proves nothing: it is refused unless
+    the server is a developer's own (development, listening on loopback). Tests set their own
+    random secret (tests/conftest.py), so the test environment needs no exception.
+    """
+    if jwt_secret == DEV_SECRET:
+        if cara_env != "development":
+            raise ValueError(
+                f"JWT_SECRET is the built-in development secret, refused with CARA_ENV={cara_env}: "
+                "set JWT_SECRET to a random value of 32+ characters"
+            )
+        if not is_loopback(host):
+            raise ValueError(
+                f"JWT_SECRET is the built-in development secret, refused on {host or 'every interface'} "
+                "(it is accepted only on a loopback address, e.g. 127.0.0.1): "
+                "set JWT_SECRET to a random value of 32+ characters"
+            )
+    elif cara_env == "production" and len(jwt_secret) < 32:
+        raise ValueError("JWT_SECRET must be set to a random value of 32+ characters in production")
 
 
 class Settings(BaseSettings):
@@ -32,6 +66,9 @@ class Settings(BaseSettings):
     db_transaction_pooling: bool = False
 
     jwt_secret: str = DEV_SECRET
+    # The address `python -m cara.serve` listens on (HOST; its --host wins). Known here so that
+    # the development secret can be refused off loopback when the settings are read.
+    host: str = "127.0.0.1"
     jwt_ttl_minutes: int = 60 * 12
     password_reset_ttl_minutes: int = 60
     # The browser apps: a short-lived access token held in memory, renewed with a rotating
@@ -199,9 +236,8 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _refuse_dev_secret_in_production(self) -> Settings:
-        if self.cara_env == "production" and (self.jwt_secret == DEV_SECRET or len(self.jwt_secret) < 32):
-            raise ValueError("JWT_SECRET must be set to a random value of 32+ characters in production")
+    def _refuse_dev_secret(self) -> Settings:
+        refuse_dev_secret(self.cara_env, self.jwt_secret, self.host)
         return self
 
 

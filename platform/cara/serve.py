@@ -36,7 +36,7 @@ from typing import Any
 import uvicorn
 from uvicorn.supervisors import multiprocess
 
-from cara.config import get_settings
+from cara.config import get_settings, refuse_dev_secret
 from cara.kit import lifecycle
 from cara.kit.logging import configure_logging
 from cara.live import relay
@@ -111,9 +111,17 @@ def web_concurrency(value: str | None = None) -> int:
 def config(
     app: Any = "cara.main:app", *, host: str | None = None, port: int | None = None, workers: int = 1
 ) -> uvicorn.Config:
+    settings = get_settings()
+    host = host or settings.host
+    # The settings checked HOST; --host may name another address, so the check is made again on
+    # the address the server will actually listen on, before it binds.
+    try:
+        refuse_dev_secret(settings.cara_env, settings.jwt_secret, host)
+    except ValueError as refused:
+        raise SystemExit(str(refused)) from None
     return uvicorn.Config(
         app,
-        host=host or os.environ.get("HOST", "127.0.0.1"),
+        host=host,
         port=port if port is not None else int(os.environ.get("PORT", "8000")),
         workers=workers,
         # A child answers the supervisor's health pings only once the app's imports are done,
