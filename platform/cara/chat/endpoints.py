@@ -13,7 +13,7 @@ from cara.consultations import service as consultations
 from cara.kit import throttle
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
-from cara.plans.catalog import PLAN_REVIEW_CHAT
+from cara.plans.service import PLAN_REVIEW_CHAT
 
 router = APIRouter(tags=["assistant"])
 

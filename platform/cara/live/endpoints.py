@@ -47,7 +47,7 @@ from cara.live.assistant_profiles import ASSISTANT_PROFILES, assistant_profile_f
 from cara.live.browser import BrowserGone, BrowserLink
 from cara.live.permission import check_assistant_permission
 from cara.live.relay import LiveRelay, Refused
-from cara.plans.catalog import CAMERA_AND_SCREEN
+from cara.plans.service import CAMERA_AND_SCREEN
 from tenants.sessions import TenantScope
 
 router = APIRouter(tags=["live"])

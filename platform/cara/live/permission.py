@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from cara.auth.principal import NO_PERMISSION, Principal
 from cara.kit.db import session_scope
 from cara.kit.errors import Forbidden
-from cara.plans.catalog import CAMERA_AND_SCREEN, PLAN_REVIEW_CHAT, REPORT_DRAFTS
+from cara.plans.service import CAMERA_AND_SCREEN, PLAN_REVIEW_CHAT, REPORT_DRAFTS
 from cara.subscriptions.service import (
     current_subscription,
     doctor_entitlements,

@@ -45,7 +45,7 @@ from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import as_utc, moment_error
 from cara.models import RecordingUpload
 from cara.models.base import utcnow
-from cara.plans.catalog import REPORT_DRAFTS
+from cara.plans.service import REPORT_DRAFTS
 from cara.recordings import audio, repository, transcribe
 from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
 from cara.subscriptions import service as subscriptions

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from cara.models import Account, Plan, Subscription
 from cara.models.base import utcnow
-from cara.plans.catalog import EVERY_ENTITLEMENT, entitlements_of
+from cara.plans.service import EVERY_ENTITLEMENT, entitlements_of
 from cara.subscriptions import repository
 from cara.subscriptions.schemas import CurrentSubscription, HospitalSubscriptionStatus, PlanRef
 

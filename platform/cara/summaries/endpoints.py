@@ -9,7 +9,7 @@ from cara.auth.principal import AnyPrincipal
 from cara.consultations.schemas import DraftOut
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
-from cara.plans.catalog import REPORT_DRAFTS
+from cara.plans.service import REPORT_DRAFTS
 from cara.summaries import service
 from cara.summaries.schemas import DRAFT_LABEL, SummarizeRequest, SummaryOut
 
