@@ -104,7 +104,7 @@ def is_known(account_id: uuid.UUID, client: str, cookie: str | None) -> bool:
     """Whether the account signed in from this address, or on this browser, within
     `LOGIN_PLACE_DAYS`."""
     horizon = time.time() - get_settings().login_place_days * 86400
-    scores = get_redis().zmscore(_places_key(account_id), _members(client, device_of(cookie)))
+    scores = get_redis().zmscore(_places_key(account_id), _members(client, device_of(cookie)))  # type: ignore[no-untyped-call]  # redis-py leaves zmscore untyped
     return any(score is not None and score >= horizon for score in scores)
 
 
