@@ -94,14 +94,22 @@ class Settings(BaseSettings):
     mfa_challenge_ttl_seconds: int = Field(default=300, ge=30, le=3600)
 
     # Login throttling: failed attempts allowed per (email, client address)
-    # inside the window before further attempts are refused.
+    # inside the window before further attempts from that address are refused (429).
     login_max_failures: int = 5
     login_window_seconds: int = 15 * 60
+    # Where an account signed in from (addresses, device cookies) is remembered this long;
+    # past the account or address limit below, only those places sign in with the password alone.
+    login_place_days: int = Field(default=90, ge=1, le=400)
+    # The emailed link that lets a right password in from a new place past those limits.
+    login_unlock_ttl_minutes: int = Field(default=15, ge=1, le=24 * 60)
 
     # Abuse limits (cara.kit.throttle), in the `limits` library's notation ("10 per hour").
-    # Failed sign-ins of one account from every address, and from one address on every account.
+    # Failed sign-ins of one account from every address, and from one address on every account:
+    # past them a sign-in from a new place needs the emailed link (cara.auth.ratelimit).
     rate_limit_login_account: str = "20 per 15 minutes"
     rate_limit_login_address: str = "20 per 15 minutes"
+    # Unlock links mailed to one account (the answer is the same past it: no mail flood).
+    rate_limit_login_unlock_mail: str = "3 per hour"
     # Wrong two-factor codes (sign-in, enrolment, disabling) per account.
     rate_limit_mfa_account: str = "5 per 15 minutes"
     rate_limit_signup_address: str = "10 per hour"
@@ -217,6 +225,7 @@ class Settings(BaseSettings):
     @field_validator(
         "rate_limit_login_account",
         "rate_limit_login_address",
+        "rate_limit_login_unlock_mail",
         "rate_limit_mfa_account",
         "rate_limit_signup_address",
         "rate_limit_hospital_signup_address",

@@ -41,6 +41,34 @@ def password_reset(reset_id: str, token: str) -> None:
         reset.mailed_at = utcnow()
 
 
+# Each role signs in on its own page, which reads `?unlock=`.
+LOGIN_PAGES = {"doctor": "/doctor-login", "hospital": "/hospital-login", "admin": "/admin-login"}
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.login_unlock", queue_name="mail", max_retries=5)
+def login_unlock(account_id: str, token: str) -> None:
+    """The sign-in link after a right password from a new place, past the sign-in limits.
+    A link already used, expired or ended by a password change is not mailed."""
+    settings = get_settings()
+    with session_scope() as session:
+        account = auth_service.account_for_unlock_mail(session, uuid.UUID(account_id), token)
+        if account is None:
+            return
+        page = LOGIN_PAGES.get(account.role, "/login")
+        mailer.send(
+            to=account.email,
+            subject="Your Cara sign-in link",
+            body=(
+                "Someone signed in to your Cara account with the right password from a device or "
+                "network it has not used before, after many failed sign-ins on your account or "
+                "from that network. To be sure it is you, sign-in from there needs this link "
+                f"(valid for {settings.login_unlock_ttl_minutes} minutes, usable once):\n"
+                f"{settings.public_base_url}{page}?unlock={token}\n\n"
+                "If it was not you, do not open the link: reset your password from the sign-in page."
+            ),
+        )
+
+
 @dramatiq.actor(broker=broker, actor_name="mail.password_reset_no_account", queue_name="mail", max_retries=5)
 def password_reset_no_account(email: str) -> None:
     """A reset was asked for an address with no (active) account: tell its owner, not the caller."""

@@ -9,8 +9,9 @@ import time
 from typing import Literal
 
 from fastapi import APIRouter, Request, Response, status
+from fastapi.responses import JSONResponse
 
-from cara.auth import ratelimit, service, sessions, users
+from cara.auth import ratelimit, service, sessions, stepup, users
 from cara.auth.dependencies import DbSession
 from cara.auth.principal import AnyPrincipal, AsyncAnyPrincipal, HospitalPrincipal
 from cara.auth.schemas import (
@@ -34,6 +35,7 @@ from cara.auth.schemas import (
     MfaStatusResponse,
     ResetPasswordRequest,
     SessionRenewedResponse,
+    StepUpResponse,
     UserOut,
 )
 from cara.kit.client import client_address
@@ -50,19 +52,56 @@ def _client(request: Request) -> str:
     "/login",
     operation_id="auth_login",
     response_model=LoginResponse | MfaChallengeResponse,
-    responses=error_responses(400, 401, 403, 422, 429),
+    responses={
+        202: {"model": StepUpResponse, "description": "A sign-in link was mailed if the password was right"},
+        **error_responses(400, 401, 403, 422, 429),
+    },
 )
 def login(
     body: LoginRequest, request: Request, response: Response, session: DbSession
-) -> LoginResponse | MfaChallengeResponse:
+) -> LoginResponse | MfaChallengeResponse | Response:
     """Sign in with email, password and role; returns a bearer token and the user.
 
     From a browser app (`X-Requested-With` sent) the token is a short-lived access token and
     an HttpOnly cookie holds the refresh token that renews it (`POST /api/auth/refresh`).
     An account with two-factor sign-in gets a challenge instead (`mfaRequired: "code"`: finish
     at `POST /api/auth/login/mfa`), and one that must enrol first an enrolment challenge
-    (`mfaRequired: "enroll"`: `POST /api/auth/login/mfa/setup`, then `/login/mfa/enable`)."""
-    outcome = service.login(session, body, _client(request))
+    (`mfaRequired: "enroll"`: `POST /api/auth/login/mfa/setup`, then `/login/mfa/enable`).
+
+    Only this address's own failures on this email refuse (429). Past the account's limit of
+    failures from every address, or this address's on every account, a right password goes in
+    only from an address the account signed in from or with its device cookie (`cara_device`);
+    from elsewhere the answer is 202 whatever the password, and a right one mails a sign-in
+    link (`POST /api/auth/login/unlock`)."""
+    outcome = service.login(session, body, _client(request), stepup.device_cookie(request))
+    if isinstance(outcome, service.StepUp):
+        session.commit()  # the link's mail job, and nothing else
+        # Not through the 200 response model: its own shape, declared as the 202 above.
+        answer = StepUpResponse(message=outcome.message, stepUp="email")
+        return JSONResponse(answer.model_dump(), status_code=status.HTTP_202_ACCEPTED)
+    return _login_answer(outcome, request, response, session)
+
+
+@router.post(
+    "/login/unlock",
+    operation_id="auth_login_unlock",
+    response_model=LoginResponse | MfaChallengeResponse,
+    responses=error_responses(400, 403, 422, 429),
+)
+def login_unlock(
+    body: EmailLinkRequest, request: Request, response: Response, session: DbSession
+) -> LoginResponse | MfaChallengeResponse:
+    """The sign-in link mailed after a right password from a new place (see `POST
+    /api/auth/login`): signs in as that password would have (the two-factor step follows for
+    an account that has it), once, and makes this place known to the account."""
+    ratelimit.reset_password(_client(request))
+    outcome = service.unlock_login(session, body.token)
+    return _login_answer(outcome, request, response, session)
+
+
+def _login_answer(
+    outcome: tuple[str, UserOut] | service.MfaStep, request: Request, response: Response, session: DbSession
+) -> LoginResponse | MfaChallengeResponse:
     if isinstance(outcome, service.MfaStep):
         session.commit()
         message = service.MFA_CODE_MESSAGE if outcome.kind == "code" else service.MFA_ENROLL_MESSAGE
@@ -215,7 +254,9 @@ def set_mfa_policy(
 
 
 def _browser_session(request: Request, response: Response, session: DbSession, token: str) -> str:
-    """A new session family for a browser app's sign-in: its access token, the cookie set."""
+    """A new session family for a browser app's sign-in: its access token, the cookie set.
+    The place signed in from becomes known to the account (`cara.auth.stepup`)."""
+    service.remember_sign_in_place(request, response, token, _client(request))
     return service.start_browser_session(session, request, response, token)
 
 

@@ -97,6 +97,16 @@ class SessionRenewedResponse(BaseModel):
 # ---------------------------------------------------------------- two-factor sign-in
 
 
+class StepUpResponse(BaseModel):
+    """202 from `POST /api/auth/login`: past the account's or the address's limit of failed
+    sign-ins, from a place the account has not signed in from. The same for a right and a wrong
+    password; after a right one the account's email has a sign-in link
+    (`POST /api/auth/login/unlock`)."""
+
+    message: str
+    stepUp: Literal["email"]
+
+
 class MfaChallengeResponse(BaseModel):
     """The answer to a right password when the account has two-factor sign-in (`code`: send a
     code with the challenge to `POST /api/auth/login/mfa`) or must enrol first (`enroll`:

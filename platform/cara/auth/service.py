@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cara.audit import service as audit
-from cara.auth import mfa, passwords, ratelimit, repository, sessions, tokens
+from cara.auth import mfa, passwords, ratelimit, repository, sessions, stepup, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import LoginRequest, UserOut
 
@@ -84,23 +84,90 @@ MFA_CODE_MESSAGE = "Enter the code from your authenticator app"
 MFA_ENROLL_MESSAGE = "Two-factor sign-in is required for your account: set it up to continue"
 
 
-def login(session: Session, req: LoginRequest, client: str) -> tuple[str, UserOut] | MfaStep:
+@dataclass(frozen=True)
+class StepUp:
+    """Past the account's or the address's sign-in limit, from a place the account has not
+    signed in from: the same answer for a right and a wrong password (202); a right one has
+    mailed a sign-in link."""
+
+    message: str
+
+
+STEP_UP_MESSAGE = (
+    "For your security we sent a sign-in link to your email. "
+    "If no email arrives, check your password and try again."
+)
+UNLOCK_INVALID = "This sign-in link is invalid, has expired or was already used. Please log in again."
+
+
+def login(
+    session: Session, req: LoginRequest, client: str, device_cookie: str | None = None
+) -> tuple[str, UserOut] | MfaStep | StepUp:
     email, password, role = validate_login(req)
     ratelimit.check(email, client)
     account = repository.account_by_email(session, email)
     ok = passwords.verify_password(account.password_hash if account else None, password)
-    if account is None or not ok or account.role != role:
+    right = account is not None and ok and account.role == role
+    if ratelimit.guarded(email, client) and not (
+        account is not None and stepup.is_known(account.id, client, device_cookie)
+    ):
+        # Others' failures ran the account's or this address's count up, and this place is
+        # new to the account. Refusing would hand the lockout to whoever failed; admitting
+        # would let guessing go on from fresh addresses. So: one answer whatever the password
+        # (no oracle), counted as a failure either way (a right password must not change what
+        # this address sees next), and a right password mails its owner a sign-in link.
+        ratelimit.record_failure(email, client)
+        if right and account is not None and account.is_active and ratelimit.unlock_mail(account.id):
+            token = stepup.issue_unlock(account)
+            enqueue_after_commit(session, "mail.login_unlock", account_id=str(account.id), token=token)
+        return StepUp(message=STEP_UP_MESSAGE)
+    if account is None or not right:
         ratelimit.record_failure(email, client)
         raise Unauthorized(BAD_CREDENTIALS)
     ratelimit.clear(email, client)
     if passwords.needs_rehash(account.password_hash):
         account.password_hash = passwords.hash_password(password)
+    return _after_password(session, account)
+
+
+def unlock_login(session: Session, token: str | None) -> tuple[str, UserOut] | MfaStep:
+    """The emailed sign-in link: what a right password would have given (the two-factor step
+    still follows for an account that has it). Works once; the account's count starts again."""
+    unlock = stepup.take_unlock(token or "")
+    account = repository.account_for_update(session, unlock.account_id) if unlock else None
+    if unlock is None or account is None or not stepup.unlock_matches(unlock, account):
+        raise BadRequest(UNLOCK_INVALID)
+    ratelimit.clear_account(account.email)
+    return _after_password(session, account)
+
+
+def account_for_unlock_mail(session: Session, account_id: uuid.UUID, token: str) -> Account | None:
+    """For the mail job: the link's account, while the link is still unused and unexpired."""
+    unlock = stepup.pending_unlock(token)
+    account = session.get(Account, account_id)
+    if unlock is None or account is None or not stepup.unlock_matches(unlock, account):
+        return None
+    return account
+
+
+def _after_password(session: Session, account: Account) -> tuple[str, UserOut] | MfaStep:
     schema = _sign_in_allowed(session, account)
     if mfa.is_enabled(account):
         return MfaStep(kind="code", challenge=mfa.issue_challenge(account, "code"))
     if mfa.is_required(session, account):
         return MfaStep(kind="enroll", challenge=mfa.issue_challenge(account, "enroll"))
     return _signed_in(session, account, schema)
+
+
+def remember_sign_in_place(request: Request, response: Response, token: str, client: str) -> None:
+    """A full sign-in: its address and browser become the account's known places; a browser
+    app gets (or keeps) its device cookie."""
+    claims = tokens.decode(token)
+    if claims is None:
+        return
+    device = stepup.remember(claims.account_id, client, stepup.device_cookie(request))
+    if sessions.wants_browser_session(request):
+        stepup.set_device_cookie(response, request, device)
 
 
 def _sign_in_allowed(session: Session, account: Account) -> str | None:
@@ -294,6 +361,8 @@ def reset_password(session: Session, token: str | None, password: str | None) ->
     # Every token issued before now stops working (cara.auth.principal).
     account.password_changed_at = now
     repository.invalidate_resets(session, account.id, now)
+    # The owner proved the address: others' failures on the account no longer ask them for more.
+    ratelimit.clear_account(account.email)
     audit.record_platform(
         session,
         action="account.password_reset",
@@ -318,9 +387,9 @@ def _check_current_password(account: Account, password: str | None, client: str)
     """The current password, counted with failed sign-ins (a stolen token cannot guess it)."""
     if blank(password):
         raise ValidationFailed({"currentPassword": "Current password is required"})
-    ratelimit.check(account.email, client)
+    ratelimit.check_current_password(account.id, account.email, client)
     if not passwords.verify_password(account.password_hash, password or ""):
-        ratelimit.record_failure(account.email, client)
+        ratelimit.record_current_password_failure(account.id, account.email, client)
         raise ValidationFailed({"currentPassword": WRONG_PASSWORD})
 
 

@@ -229,7 +229,8 @@ def family_app(session: Session, claims: tokens.TokenClaims) -> str | None:
 # ---------------------------------------------------------------- the cookie
 
 
-def _secure(request: Request) -> bool:
+def cookie_secure(request: Request) -> bool:
+    """The Secure flag of the auth cookies: SESSION_COOKIE_SECURE, else the request's scheme."""
     configured = get_settings().session_cookie_secure
     return request.url.scheme == "https" if configured is None else configured
 
@@ -242,7 +243,7 @@ def set_cookie(
         refresh_token,
         max_age=get_settings().refresh_token_ttl_minutes * 60 if max_age is None else max(1, max_age),
         path=COOKIE_PATH,
-        secure=_secure(request),
+        secure=cookie_secure(request),
         httponly=True,
         samesite="strict",
     )
@@ -250,7 +251,7 @@ def set_cookie(
 
 def clear_cookie(response: Response, request: Request, app: str) -> None:
     response.delete_cookie(
-        COOKIE_NAMES[app], path=COOKIE_PATH, secure=_secure(request), httponly=True, samesite="strict"
+        COOKIE_NAMES[app], path=COOKIE_PATH, secure=cookie_secure(request), httponly=True, samesite="strict"
     )
 
 

@@ -7,6 +7,7 @@ no email address appears in a key name.
 
 - `hit` counts one attempt and refuses it (429, `Retry-After`, the error shape) past the limit;
 - `check` refuses without counting (an attempt that only counts when it fails, e.g. sign-in);
+- `reached` asks the same without refusing (a limit that changes what is asked, not a block);
 - `count` and `clear` are its other half (a failure counts; a success clears).
 
 If Redis cannot answer, the redis exception reaches the error handlers: 503, not a pass.
@@ -83,6 +84,11 @@ def check(name: str, spec: str, *identifiers: str, message: str = TOO_MANY) -> N
     """Refuses when the limit is already reached, without counting this attempt."""
     if not limiter().test(item(spec), *_ids(name, identifiers)):
         raise _refuse(name, spec, identifiers, message)
+
+
+def reached(name: str, spec: str, *identifiers: str) -> bool:
+    """Whether the limit is already reached (one more attempt would be over it); counts nothing."""
+    return not limiter().test(item(spec), *_ids(name, identifiers))
 
 
 def count(name: str, spec: str, *identifiers: str) -> None:

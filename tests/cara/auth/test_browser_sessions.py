@@ -54,7 +54,13 @@ def _put(client: Any, name: str, value: str | None) -> None:
 
 
 def _set_cookie(response: Any) -> str:
-    found = [v for k, v in response.headers.multi_items() if k.lower() == "set-cookie"]
+    """The one session cookie set (a sign-in also sets the device cookie, `cara_device`: see
+    tests/cara/auth/test_lockout.py)."""
+    found = [
+        v
+        for k, v in response.headers.multi_items()
+        if k.lower() == "set-cookie" and not v.startswith("cara_device=")
+    ]
     assert len(found) == 1, found
     return str(found[0])
 
