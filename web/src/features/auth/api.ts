@@ -38,8 +38,17 @@ export const login = (body: {
     email: string;
     password: string;
     role: Role;
-}): Promise<Result<LoginResponse | components['schemas']['MfaChallengeResponse']>> =>
-    settle(() => publicApi.POST('/api/auth/login', { body }));
+}): Promise<
+    Result<
+        LoginResponse | components['schemas']['MfaChallengeResponse'] | components['schemas']['StepUpResponse']
+    >
+> => settle(() => publicApi.POST('/api/auth/login', { body }));
+
+/** The sign-in link mailed after a right password from a new place (`?unlock=` on a login page). */
+export const unlockLogin = (
+    token: string,
+): Promise<Result<LoginResponse | components['schemas']['MfaChallengeResponse']>> =>
+    settle(() => publicApi.POST('/api/auth/login/unlock', { body: { token } }));
 
 /** The answer is the same whether or not the address has an account. */
 export const requestPasswordReset = (email: string): Promise<Result<{ message: string }>> =>

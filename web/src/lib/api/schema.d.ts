@@ -416,6 +416,12 @@ export interface paths {
          *     An account with two-factor sign-in gets a challenge instead (`mfaRequired: "code"`: finish
          *     at `POST /api/auth/login/mfa`), and one that must enrol first an enrolment challenge
          *     (`mfaRequired: "enroll"`: `POST /api/auth/login/mfa/setup`, then `/login/mfa/enable`).
+         *
+         *     Only this address's own failures on this email refuse (429). Past the account's limit of
+         *     failures from every address, or this address's on every account, a right password goes in
+         *     only from an address the account signed in from or with its device cookie (`cara_device`);
+         *     from elsewhere the answer is 202 whatever the password, and a right one mails a sign-in
+         *     link (`POST /api/auth/login/unlock`).
          */
         post: operations["auth_login"];
         delete?: never;
@@ -481,6 +487,28 @@ export interface paths {
          *     URI and QR code. Nothing else can be done until `POST /api/auth/login/mfa/enable`.
          */
         post: operations["auth_login_mfa_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login Unlock
+         * @description The sign-in link mailed after a right password from a new place (see `POST
+         *     /api/auth/login`): signs in as that password would have (the two-factor step follows for
+         *     an account that has it), once, and makes this place known to the account.
+         */
+        post: operations["auth_login_unlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3082,6 +3110,22 @@ export interface components {
             /** Totalhospitals */
             totalHospitals: number;
         };
+        /**
+         * StepUpResponse
+         * @description 202 from `POST /api/auth/login`: past the account's or the address's limit of failed
+         *     sign-ins, from a place the account has not signed in from. The same for a right and a wrong
+         *     password; after a right one the account's email has a sign-in link
+         *     (`POST /api/auth/login/unlock`).
+         */
+        StepUpResponse: {
+            /** Message */
+            message: string;
+            /**
+             * Stepup
+             * @constant
+             */
+            stepUp: "email";
+        };
         /** SubscriptionAnalyticsOut */
         SubscriptionAnalyticsOut: {
             /**
@@ -4685,6 +4729,15 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"] | components["schemas"]["MfaChallengeResponse"];
                 };
             };
+            /** @description A sign-in link was mailed if the password was right */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUpResponse"];
+                };
+            };
             /** @description Malformed request */
             400: {
                 headers: {
@@ -4957,6 +5010,75 @@ export interface operations {
             };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    auth_login_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponse"] | components["schemas"]["MfaChallengeResponse"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many attempts */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

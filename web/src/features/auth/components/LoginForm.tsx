@@ -1,6 +1,6 @@
 import { Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, useNavigate } from 'react-router';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 
 import { dashboardPath } from '@/components/layout/Navbar';
 import { ForcedEnrolment, MfaCodeStep } from '@/components/mfa/MfaParts';
@@ -14,7 +14,7 @@ import { enrolmentEnable, enrolmentSetup, isChallenge, loginWithCode, type MfaEn
 import type { FormErrors } from '@/lib/forms/fields';
 import { useSession } from '@/lib/session/SessionProvider';
 import { renewalSettled, type Role, type SessionUser } from '@/lib/session/storage';
-import { login } from '../api';
+import { login, unlockLogin } from '../api';
 import { destinationAfterLogin, LOGIN_PAGES, NO_TOKEN } from '../loginPages';
 import { rememberedEmail } from '../rememberedEmail';
 import { serverText } from '../serverText';
@@ -42,6 +42,9 @@ const LoginForm = ({ role }: { role: Role }) => {
     const [errors, setErrors] = useState<FormErrors<LoginField>>({});
     const [submitted, setSubmitted] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);
+    // Past the sign-in limits, a right password from a new place gets a link by email instead.
+    const [stepUp, setStepUp] = useState<string | null>(null);
+    const [params, setParams] = useSearchParams();
     const [busy, setBusy] = useState(false);
     const [focusRequest, setFocusRequest] = useState(0);
     const form = useRef<HTMLFormElement>(null);
@@ -53,6 +56,28 @@ const LoginForm = ({ role }: { role: Role }) => {
     useEffect(() => {
         void i18n.loadNamespaces('mfa');
     }, [i18n]);
+
+    // The mailed sign-in link (`?unlock=`): used once, then taken off the address bar.
+    const unlock = params.get('unlock');
+    useEffect(() => {
+        if (!unlock) return;
+        setParams({}, { replace: true });
+        setBusy(true);
+        void (async () => {
+            const result = await unlockLogin(unlock);
+            if (!result.ok) {
+                fail(result.message || page.fallbackError);
+                return;
+            }
+            if (isChallenge(result.data)) {
+                setBusy(false);
+                setChallenge({ kind: result.data.mfaRequired, challenge: result.data.challenge });
+                return;
+            }
+            finish(result.data);
+        })();
+        // Once per link: the effect's other inputs do not change what the link does.
+    }, [unlock]);
 
     // After a refused submit, focus goes to the first field in error.
     useEffect(() => {
@@ -77,6 +102,7 @@ const LoginForm = ({ role }: { role: Role }) => {
         if (busy) return;
         setSubmitted(true);
         setFailure(null);
+        setStepUp(null);
         clearToasts();
         const found = validateLogin(role, { email, password });
         setErrors(found);
@@ -97,6 +123,11 @@ const LoginForm = ({ role }: { role: Role }) => {
                 setFocusRequest(count => count + 1);
             }
             fail(result.message || page.fallbackError);
+            return;
+        }
+        if ('stepUp' in result.data) {
+            setBusy(false);
+            setStepUp(result.data.message);
             return;
         }
         if (isChallenge(result.data)) {
@@ -172,6 +203,11 @@ const LoginForm = ({ role }: { role: Role }) => {
             {failure && (
                 <Alert kind="error" onClose={() => setFailure(null)}>
                     <p data-testid="login-error">{serverText(t, failure)}</p>
+                </Alert>
+            )}
+            {stepUp && (
+                <Alert kind="info" onClose={() => setStepUp(null)}>
+                    <p data-testid="login-step-up">{serverText(t, stepUp)}</p>
                 </Alert>
             )}
             <form ref={form} className="auth-form" noValidate onSubmit={event => void submit(event)}>
