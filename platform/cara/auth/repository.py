@@ -139,6 +139,33 @@ def revoke_session_families(session: Session, account_id: uuid.UUID, now: dateti
     )
 
 
+def doctors_without_mfa_for_update(session: Session, hospital_id: uuid.UUID) -> list[Account]:
+    """The hospital's doctors with no two-factor sign-in enrolled (`mfa.is_enabled` false),
+    locked until commit so an enrolment cannot cross the sign-out."""
+    return list(
+        session.scalars(
+            select(Account)
+            .where(
+                Account.hospital_id == hospital_id,
+                Account.role == "doctor",
+                (Account.mfa_enabled_at.is_(None)) | (Account.mfa_secret.is_(None)),
+            )
+            .order_by(Account.id)
+            .with_for_update()
+        )
+    )
+
+
+def revoke_session_families_of(session: Session, account_ids: list[uuid.UUID], now: datetime) -> None:
+    """`revoke_session_families` for several accounts in one statement."""
+    if account_ids:
+        session.execute(
+            update(SessionFamily)
+            .where(SessionFamily.account_id.in_(account_ids), SessionFamily.revoked_at.is_(None))
+            .values(revoked_at=now)
+        )
+
+
 def unused_recovery_code(session: Session, account_id: uuid.UUID, code_hash: str) -> MfaRecoveryCode | None:
     """The account's unused recovery code with this hash, locked until commit (used once)."""
     return session.scalar(

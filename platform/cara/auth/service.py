@@ -258,14 +258,39 @@ def set_hospital_mfa_policy(session: Session, principal: Principal, required: bo
         raise Forbidden("You do not have permission to access this resource.")
     if hospital.require_doctor_mfa != required:
         hospital.require_doctor_mfa = required
+        signed_out = _sign_out_doctors_without_mfa(session, hospital.id) if required else 0
         audit.record_tenant(
             session,
             action="settings.doctor_mfa_required" if required else "settings.doctor_mfa_optional",
             actor_id=principal.id,
             target_type="hospital",
             target_id=hospital.id,
+            detail={"doctorsSignedOut": signed_out} if required else None,
         )
     return hospital.require_doctor_mfa
+
+
+def _sign_out_doctors_without_mfa(session: Session, hospital_id: uuid.UUID) -> int:
+    """When a hospital starts requiring two-factor sign-in, its doctors who have none enrolled
+    are signed out everywhere: the rule is asked at sign-in only, so a session opened with the
+    password alone would otherwise go on (and renew itself through its refresh cookie) without
+    it until it expired. Each signs in again and is sent to enrolment (`mfa.is_required`).
+
+    Moving `password_changed_at` on refuses every token issued before now at the principal check
+    (announced to every process by `account_state`, so within a second everywhere, and the live
+    socket's periodic re-check ends an open consultation), and refresh refuses a family older
+    than it; the families are revoked too, as `_sign_out_everywhere` does. Open reset links stay:
+    a reset still needs the emailed link, and the sign-in after it still asks for enrolment.
+    Doctors who have two-factor keep their sessions, and the hospital's own account (the one
+    making the change, and not a doctor) is not touched: the rule is about its doctors.
+    Returns how many doctors were signed out (the audit entry records it, naming no one).
+    """
+    now = utcnow()
+    doctors = repository.doctors_without_mfa_for_update(session, hospital_id)
+    for doctor in doctors:
+        doctor.password_changed_at = now
+    repository.revoke_session_families_of(session, [doctor.id for doctor in doctors], now)
+    return len(doctors)
 
 
 ADMIN_MFA_FIRST = "Set up two-factor sign-in first: sign out and sign in again to enrol."
