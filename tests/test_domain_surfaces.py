@@ -80,8 +80,8 @@ EXCEPTIONS: dict[str, tuple[frozenset[str] | None, str]] = {
         "clinical is a library of deterministic checks; its tool declaration is what the assistant calls",
     ),
     "cara.doctors.specialties": (
-        frozenset({"live", "registration"}),
-        "the specialty vocabulary: picks an assistant profile; the default of a sign-up's answer",
+        frozenset({"live"}),
+        "the specialty vocabulary that picks an assistant profile",
     ),
 }
 

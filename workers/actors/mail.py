@@ -10,7 +10,6 @@ from cara.auth import repository as accounts
 from cara.auth import service as auth_service
 from cara.config import get_settings
 from cara.kit.db import session_scope
-from cara.models import Account
 from cara.models.base import utcnow
 from cara.notifications import mailer
 from cara.registration import repository as invitations
@@ -136,27 +135,6 @@ def doctor_email_in_use(email: str, hospital_name: str) -> None:
             "address already has a Cara account, so no new account was made and yours is unchanged.\n\n"
             "If you work with this hospital, ask it to add you with another address, or sign in "
             "with your existing account. If you do not know this hospital, you can ignore this email."
-        ),
-    )
-
-
-@dramatiq.actor(broker=broker, actor_name="mail.signup_email_in_use", queue_name="mail", max_retries=5)
-def signup_email_in_use(account_id: str) -> None:
-    """Someone signed up with the address of an existing account: its owner is told (the sign-up
-    was answered as for a new address, so whoever tried learnt nothing from the answer)."""
-    with session_scope() as session:
-        account = session.get(Account, uuid.UUID(account_id))
-        if account is None:  # removed since: nobody to tell
-            return
-        email = account.email
-    mailer.send(
-        to=email,
-        subject="Someone tried to sign up on Cara with your email",
-        body=(
-            "Someone tried to create a new Cara account with this email address. It already has a "
-            "Cara account, so no new account was made and yours is unchanged.\n\n"
-            "If it was you, sign in with your existing account, or reset your password from the "
-            "sign-in page if you have forgotten it. If it was not you, you can ignore this email."
         ),
     )
 

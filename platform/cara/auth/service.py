@@ -324,17 +324,6 @@ def start_browser_session(session: Session, request: Request, response: Response
     return access
 
 
-def start_decoy_browser_session(request: Request, response: Response, token: str) -> str:
-    """`start_browser_session` for a sign-up that made no account (its email was taken): the same
-    cookie and token shapes, neither of which works (`sessions.decoy`)."""
-    claims = tokens.decode(token)
-    if claims is None or not sessions.wants_browser_session(request):
-        return token
-    access, refresh_token, app = sessions.decoy(claims)
-    sessions.set_cookie(response, request, app, refresh_token)
-    return access
-
-
 # ---------------------------------------------------------------- password reset
 
 

@@ -110,22 +110,6 @@ def start(session: Session, claims: tokens.TokenClaims) -> tuple[str, str, str]:
     return access, f"{family.id.hex}.{secret}", family.app
 
 
-def decoy(claims: tokens.TokenClaims) -> tuple[str, str, str]:
-    """What `start` answers, for an account that does not exist: an access token naming a family
-    that was never made and a refresh token of the same shape that matches none. Sign-up with a
-    taken email answers with these (cara.registration.service) so that its answer looks like a
-    new account's; either is refused (401) the first time it is used."""
-    family_id = uuid.uuid4()
-    access = tokens.issue(
-        account_id=claims.account_id,
-        role=claims.role,
-        tenant_schema=claims.tenant_schema,
-        family_id=family_id.hex,
-        ttl_minutes=get_settings().access_token_ttl_minutes,
-    )
-    return access, f"{family_id.hex}.{secrets.token_urlsafe(32)}", app_of_role(claims.role)
-
-
 def _parse(raw: str | None) -> tuple[uuid.UUID, str] | None:
     family_hex, _, secret = (raw or "").partition(".")
     if not secret or len(raw or "") > 200:

@@ -47,17 +47,13 @@ def signup(
     # The new account's rows go through a session bound to its tenant, in one transaction.
     target = tenant_session(plan.tenant_schema) if plan.tenant_schema else platform_session()
     try:
-        answer = service.answer_signup(target, body, plan, acting)
+        token, user = service.signup(target, body, plan, acting)
         target.commit()
     finally:
         target.close()
-    token = answer.token
     if acting is None and plan.role != "hospital":
         # Signed in from a browser app: its session cookie, as at login. A new hospital signs
         # in afterwards (spec: registration goes on to /hospital-login), so it gets no session.
-        if answer.account_made:
-            token = auth_service.start_browser_session(session, request, response, token)
-            session.commit()
-        else:  # a taken email: the same answer, with a cookie and token that open nothing
-            token = auth_service.start_decoy_browser_session(request, response, token)
-    return SignupResponse(message="Registration successful", data=AuthData(token=token, user=answer.user))
+        token = auth_service.start_browser_session(session, request, response, token)
+        session.commit()
+    return SignupResponse(message="Registration successful", data=AuthData(token=token, user=user))

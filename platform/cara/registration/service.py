@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -22,23 +21,15 @@ from cara.audit import service as audit
 from cara.auth import passwords, tokens
 from cara.auth.principal import Principal
 from cara.auth.schemas import UserOut
-from cara.auth.service import (
-    EMAIL_TAKEN,
-    account_with_email,
-    email_taken,
-    start_email_verification,
-    user_out,
-)
+from cara.auth.service import EMAIL_TAKEN, email_taken, start_email_verification, user_out
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
-from cara.doctors.specialties import DEFAULT_SPECIALTY
 from cara.kit import throttle
 from cara.kit.errors import Conflict, Forbidden, ValidationFailed
 from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
-from cara.models import Account, AdminInvitation, DoctorProfile, Hospital
+from cara.models import Account, AdminInvitation, Hospital
 from cara.models.base import utcnow
-from cara.models.tenant import default_availability
 from cara.registration import repository
 from cara.registration.schemas import SIGNUP_FORMS, InvitationOut, SignupRequest
 from tenants import naming
@@ -110,113 +101,6 @@ def limit_signup(plan: SignupPlan, acting: Principal | None, client: str) -> Non
         )
 
 
-@dataclass(frozen=True)
-class SignupAnswer:
-    token: str
-    user: UserOut
-    # False when the email already had an account: nothing was made, the token works nowhere.
-    account_made: bool
-
-
-def hides_taken_email(plan: SignupPlan) -> bool:
-    """Whether a taken email is answered as a free one: a sign-up anyone may try (an independent
-    doctor, a hospital), where a 409 would tell a stranger that the address has an account.
-
-    A hospital registering its own doctor keeps the 409: it is signed in, the answer's token is
-    the new doctor's and goes straight to use, and its seats are counted. An admin's sign-up
-    checks the invitation, made for that very address, before the email (`signup`).
-    """
-    return plan.role == "hospital" or (
-        plan.role == "doctor" and plan.tenant_schema == naming.INDEPENDENT_SCHEMA
-    )
-
-
-def answer_signup(
-    session: Session, req: SignupRequest, plan: SignupPlan, acting: Principal | None
-) -> SignupAnswer:
-    """`signup`, or for a taken email where that must not show (`hides_taken_email`) an answer of
-    the same status and shape, with nothing made and the address's owner told by mail."""
-    if hides_taken_email(plan):
-        holder = account_with_email(session, normalise_email(req.email or ""))
-        if holder is not None:
-            token, user = _address_in_use(session, req, plan, holder)
-            return SignupAnswer(token, user, account_made=False)
-    token, user = signup(session, req, plan, acting)
-    return SignupAnswer(token, user, account_made=True)
-
-
-def _address_in_use(
-    session: Session, req: SignupRequest, plan: SignupPlan, holder: Account
-) -> tuple[str, UserOut]:
-    """The answer a new account of this form would get, for an email that already has one.
-
-    Why not a plain "check your email": a new doctor is signed in by the answer itself (spec §7:
-    data.token, data.user; the web app opens the console with them), and a new hospital gets a
-    token too. Making every sign-up confirm by email first would end that for everyone, so the
-    smaller change is taken: the same status (201), body shape and (for the browser apps) cookie,
-    with a token signed for an account id that exists nowhere. The trade-off: the answer itself
-    tells nothing, but the first request made with its token is refused (401) where a new
-    account's would work, so someone who tries the token learns the address was taken. That
-    costs a sign-up attempt each, within the sign-up limits per address, and the owner is mailed
-    every time. The password is hashed as for a new account so the time taken is alike; a new
-    hospital's schema is not created here, so that path stays the faster one.
-    """
-    email = normalise_email(req.email or "")
-    passwords.hash_password(req.password or "")
-    now = utcnow()
-    account = Account(
-        id=uuid.uuid4(),
-        email=email,
-        role=plan.role,
-        name=(req.name or "").strip(),
-        phone_number=(req.phoneNumber or "").strip(),
-        is_active=True,
-        is_verified=False,
-        created_at=now,
-    )
-    profile: DoctorProfile | None = None
-    hospital: Hospital | None = None
-    if plan.role == "doctor":
-        account.email_verified_at = now
-        profile = DoctorProfile(
-            account_id=account.id,
-            specialty=(req.specialty or "").strip() or DEFAULT_SPECIALTY,
-            license_number=(req.licenseNumber or "").strip(),
-            experience=req.experience or 0,
-            country=(req.country or "").strip(),
-            state=(req.state or "").strip(),
-            education=list(req.education or []),
-            certifications=[c.model_dump() for c in req.certifications or []],
-            work_history=[w.model_dump() for w in req.workHistory or []],
-            availability=[a.model_dump() for a in req.availability or []] or default_availability(),
-            is_hospital_created=False,
-        )
-    else:
-        if not get_settings().hospital_email_verification:
-            account.email_verified_at = now
-        hospital = Hospital(
-            id=uuid.uuid4(),
-            name=account.name,
-            email=email,
-            is_verified=False,
-            country=(req.country or "").strip(),
-            state=(req.state or "").strip(),
-        )
-        account.hospital_id = hospital.id
-    audit.record_platform(
-        session,
-        action=f"{plan.role}.signup_refused_address_in_use",
-        actor_id=None,
-        actor_role=None,
-        target_type="account",
-        target_id=holder.id,
-    )
-    # The owner is named by id, so the job's arguments carry no address.
-    enqueue_after_commit(session, "mail.signup_email_in_use", account_id=str(holder.id))
-    token = tokens.issue(account_id=account.id, role=plan.role, tenant_schema=plan.tenant_schema)
-    return token, user_out(account, profile=profile, hospital=hospital)
-
-
 def signup(
     session: Session, req: SignupRequest, plan: SignupPlan, acting: Principal | None
 ) -> tuple[str, UserOut]:
@@ -242,10 +126,9 @@ def signup(
         return token, user_out(doctor, profile=profile, hospital=None)
 
     email = normalise_email(req.email or "")
-    # The invitation first: without one made for this address, nothing about it is told.
-    invitation = check_invitation(session, req.invitationToken, email) if plan.role == "admin" else None
     if email_taken(session, email):
         raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN})
+    invitation = check_invitation(session, req.invitationToken, email) if plan.role == "admin" else None
 
     account = Account(
         email=email,

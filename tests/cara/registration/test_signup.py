@@ -73,11 +73,11 @@ class TestDoctorSignup:
     def test_six_character_password_is_enough_for_doctors(self, client: Any) -> None:
         signup(client, doctor_payload(password="abcdef"))
 
-    def test_duplicate_email_makes_no_account_case_insensitive(self, client: Any) -> None:
-        """Answered as a new sign-up (tests/cara/registration/test_signup_taken_email.py)."""
+    def test_duplicate_email_is_409_case_insensitive(self, client: Any) -> None:
         signup(client, doctor_payload(email="dup@example.com"))
         r = client.post("/api/auth/signup", json=doctor_payload(email="DUP@example.com"))
-        assert r.status_code == 201
+        assert r.status_code == 409
+        assert r.json()["message"] == "An account with this email already exists."
         assert account_count() == 1
 
     def test_public_signup_cannot_join_a_hospital(self, client: Any) -> None:
@@ -161,9 +161,8 @@ class TestHospitalSignup:
 
     def test_failed_signup_leaves_no_schema(self, client: Any) -> None:
         signup(client, hospital_payload(email="taken@example.com"))
-        # Answered as a new sign-up (tests/cara/registration/test_signup_taken_email.py).
         r = client.post("/api/auth/signup", json=hospital_payload(email="taken@example.com"))
-        assert r.status_code == 201
+        assert r.status_code == 409
         with session_scope() as s:
             n = s.execute(
                 text("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'hospital\\_%'")
