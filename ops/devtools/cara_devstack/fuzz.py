@@ -140,11 +140,20 @@ def make_accounts(
                 "privacyPolicyAccepted": True,
             }
             signed_up = http.post("/api/auth/signup", json=hospital)
-            hospital_headers = _bearer(_token(signed_up))
-            headers["hospital"] = hospital_headers
+            headers["hospital"] = _bearer(_token(signed_up))
             if "hospital-doctor" in roles:
-                _subscribe(http, hospital_headers, signed_up.json()["data"]["user"]["_id"])
-            if "hospital-doctor" in roles:
+                # The staff doctor belongs to a second hospital: fuzzing the first one's
+                # settings (a two-factor rule, a plan change) may rightly sign its doctors out,
+                # which would leave the hospital-doctor role fuzzing nothing but 401s.
+                employer = {
+                    **hospital,
+                    "name": f"Fuzz Employer {tag}",
+                    "email": f"fuzz-employer-{tag}@example.com",
+                    "registrationNumber": f"R-FUZZ-E-{tag}",
+                }
+                employer_up = http.post("/api/auth/signup", json=employer)
+                hospital_headers = _bearer(_token(employer_up))
+                _subscribe(http, hospital_headers, employer_up.json()["data"]["user"]["_id"])
                 staff = {
                     "name": "Dr Fuzz Staff",
                     "email": f"fuzz-staff-{tag}@example.com",

@@ -30,7 +30,9 @@ router = APIRouter(prefix="/auth", tags=["auth"])
     operation_id="auth_signup",
     status_code=status.HTTP_201_CREATED,
     response_model=SignupResponse,
-    responses=error_responses(400, 403, 409, 413, 422, 429),
+    # 401: a bearer token was sent (a hospital or an admin registering someone) but it no
+    # longer signs anyone in, e.g. after a password change or a new two-factor rule.
+    responses=error_responses(400, 401, 403, 409, 413, 422, 429),
 )
 def signup(
     body: SignupRequest,
