@@ -126,6 +126,16 @@ class Settings(BaseSettings):
     rate_limit_live_connects: str = "30 per hour"
     # Typed turns in a live consultation (each one a model reply), per doctor across sockets.
     rate_limit_live_turns: str = "20 per minute"
+    # Recordings awaiting processing (audio is deleted once transcribed), cara.recordings.storage.
+    # Per doctor: uploads still receiving at once, and bytes received in the last 24 hours.
+    recording_max_open_uploads: int = Field(default=4, ge=1, le=100)
+    recording_daily_bytes: int = Field(default=512 * 1024 * 1024, ge=1024 * 1024)
+    # Audio held for a hospital (all its doctors), and for each independent doctor, whose
+    # tenant is shared: one of them must not fill it for the others.
+    recording_tenant_quota_bytes: int = Field(default=20 * 1024**3, ge=1024 * 1024)
+    recording_independent_quota_bytes: int = Field(default=2 * 1024**3, ge=1024 * 1024)
+    # Smaller chunks are refused except the last (each stored chunk costs a row and its overhead).
+    recording_min_chunk_bytes: int = Field(default=64 * 1024, ge=1, le=512 * 1024)
     # Export files are rendered in separate processes at a lower CPU priority, then kept.
     export_render_processes: int = Field(default=1, ge=1, le=16)
     export_render_nice: int = Field(default=10, ge=0, le=19)

@@ -46,6 +46,14 @@ def hospital_with_tenant(session: Session, hospital_id: uuid.UUID) -> tuple[Hosp
     return (row[0], row[1]) if row else None
 
 
+def hospital_schema(session: Session, hospital_id: uuid.UUID) -> str | None:
+    return session.scalar(
+        select(Tenant.schema_name)
+        .join(Hospital, Hospital.tenant_id == Tenant.id)
+        .where(Hospital.id == hospital_id)
+    )
+
+
 # ------------------------------------------------------------------ doctors
 
 

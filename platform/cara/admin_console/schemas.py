@@ -58,6 +58,9 @@ class HospitalOut(BaseModel):
     status: Literal["active", "suspended"]
     doctorsCount: int
     createdAt: datetime
+    # On one hospital's page only (lists leave them out: each is a read in its schema).
+    recordingHeldBytes: int | None = Field(default=None, description="recorded audio awaiting processing")
+    recordingQuotaBytes: int | None = None
 
 
 class DoctorOut(BaseModel):

@@ -42,6 +42,7 @@ from cara.kit.listing import ListQuery
 from cara.kit.validation import email_error, normalise_email
 from cara.live import service as live
 from cara.models import Account
+from cara.recordings import service as recordings
 
 log = logging.getLogger("cara.admin_console")
 
@@ -360,10 +361,13 @@ async def ai_usage(
 
 
 def get_hospital(session: Session, hospital_id: str) -> HospitalOut:
-    row = repository.hospital_row(session, _uuid(hospital_id, "Hospital"))
-    if row is None:
+    hid = _uuid(hospital_id, "Hospital")
+    row = repository.hospital_row(session, hid)
+    schema = repository.hospital_schema(session, hid)
+    if row is None or schema is None:
         raise NotFound("Hospital not found.")
-    return hospital_out(row)
+    held, quota = recordings.tenant_storage(schema)
+    return hospital_out(row).model_copy(update={"recordingHeldBytes": held, "recordingQuotaBytes": quota})
 
 
 def get_doctor(session: Session, doctor_id: str) -> DoctorOut:

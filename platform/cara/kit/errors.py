@@ -61,5 +61,11 @@ class TooManyRequests(CaraError):
         self.retry_after = retry_after
 
 
+class InsufficientStorage(CaraError):
+    """507: a storage quota is reached; what is already stored stays."""
+
+    status_code = 507
+
+
 class ServiceUnavailable(CaraError):
     status_code = 503

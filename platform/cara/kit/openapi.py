@@ -19,6 +19,7 @@ _DESCRIPTIONS = {
     422: "Validation failed; `fields` maps each field to its message",
     429: "Too many attempts",
     503: "A dependency is unavailable",
+    507: "A storage quota is reached (nothing stored is lost)",
 }
 
 

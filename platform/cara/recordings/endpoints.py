@@ -8,12 +8,21 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Response, status
 
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import DoctorPrincipal
+from cara.auth.principal import AnyPrincipal, DoctorPrincipal
+from cara.kit.errors import Forbidden
 from cara.kit.openapi import error_responses
-from cara.recordings import service
-from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
+from cara.recordings import service, storage
+from cara.recordings.schemas import (
+    RecordingComplete,
+    RecordingCreate,
+    RecordingList,
+    RecordingOut,
+    RecordingStorageOut,
+)
 
 router = APIRouter(prefix="/recordings", tags=["recordings"])
+
+STORAGE_ROLES = "Recording storage is shown to hospitals and doctors."
 
 
 @router.post(
@@ -21,7 +30,7 @@ router = APIRouter(prefix="/recordings", tags=["recordings"])
     operation_id="recordings_create",
     status_code=status.HTTP_201_CREATED,
     response_model=RecordingOut,
-    responses=error_responses(400, 401, 403, 422),
+    responses=error_responses(400, 401, 403, 422, 429),
 )
 def create_recording(
     body: RecordingCreate, principal: DoctorPrincipal, session: DbSession, response: Response
@@ -47,6 +56,20 @@ def list_recordings(principal: DoctorPrincipal, session: DbSession) -> Recording
 
 
 @router.get(
+    "/storage",
+    operation_id="recordings_storage",
+    response_model=RecordingStorageOut,
+    responses=error_responses(401, 403),
+)
+def recording_storage(principal: AnyPrincipal, session: DbSession) -> RecordingStorageOut:
+    """Recorded audio waiting to be processed against its limits: a hospital's for all its
+    doctors, a doctor's as counted for them."""
+    if principal.role not in ("doctor", "hospital"):
+        raise Forbidden(STORAGE_ROLES)
+    return storage.usage(session, principal)
+
+
+@router.get(
     "/{recording_id}",
     operation_id="recordings_read",
     response_model=RecordingOut,
@@ -61,7 +84,7 @@ def read_recording(recording_id: str, principal: DoctorPrincipal, session: DbSes
     "/{recording_id}/chunks",
     operation_id="recordings_chunk",
     response_model=RecordingOut,
-    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 429, 507),
 )
 def put_chunk(
     recording_id: str,
@@ -72,7 +95,9 @@ def put_chunk(
 ) -> RecordingOut:
     """Bytes of the recording at `offset` (at most `chunkBytes`). Bytes already received are
     acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`. The
-    first chunk must start as the declared container (WebM or Ogg), or it is 415."""
+    first chunk must start as the declared container (WebM or Ogg), or it is 415. Past the
+    doctor's daily bytes it is 429, past the storage quota 507 (cara.recordings.storage); a
+    chunk after one smaller than `minChunkBytes` is 422."""
     out = service.append_chunk(session, principal, recording_id, offset, data)
     session.commit()
     return out

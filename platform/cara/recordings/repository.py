@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time
 from typing import Any
 
-from sqlalchemy import DateTime, Select, delete, func, select
+from sqlalchemy import DateTime, Select, delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
@@ -109,14 +109,64 @@ def delete_parts(session: Session, upload_id: uuid.UUID) -> None:
     session.execute(delete(RecordingPart).where(RecordingPart.upload_id == upload_id))
 
 
-def abandoned(session: Session, before: datetime) -> list[uuid.UUID]:
-    """Uploads never completed, or failed, and untouched since `before`."""
+def abandoned(session: Session, receiving_before: datetime, failed_before: datetime) -> list[uuid.UUID]:
+    """Uploads never completed and untouched since `receiving_before`, and failed ones untouched
+    since `failed_before`."""
     return list(
         session.scalars(
             select(RecordingUpload.id).where(
-                RecordingUpload.state.in_(("receiving", "failed")), RecordingUpload.updated_at < before
+                or_(
+                    (RecordingUpload.state == "receiving") & (RecordingUpload.updated_at < receiving_before),
+                    (RecordingUpload.state == "failed") & (RecordingUpload.updated_at < failed_before),
+                )
             )
         )
+    )
+
+
+# States whose audio is still stored (it is deleted once the transcript is kept).
+HOLDING_AUDIO = ("receiving", "processing", "failed")
+
+
+def open_uploads(session: Session, doctor_id: uuid.UUID) -> int:
+    """The doctor's uploads still receiving chunks."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(RecordingUpload)
+            .where(RecordingUpload.doctor_account_id == doctor_id, RecordingUpload.state == "receiving")
+        )
+        or 0
+    )
+
+
+def received_since(session: Session, doctor_id: uuid.UUID, since: datetime) -> tuple[int, datetime | None]:
+    """Bytes of the doctor's uploads started since `since`, and when the earliest of them started."""
+    total, earliest = session.execute(
+        select(
+            func.coalesce(func.sum(RecordingUpload.received_bytes), 0), func.min(RecordingUpload.created_at)
+        ).where(RecordingUpload.doctor_account_id == doctor_id, RecordingUpload.created_at >= since)
+    ).one()
+    return int(total), earliest
+
+
+def held_bytes(session: Session, doctor_id: uuid.UUID | None = None) -> int:
+    """Audio bytes stored in this tenant schema (or for one doctor of it)."""
+    query = select(func.coalesce(func.sum(RecordingUpload.received_bytes), 0)).where(
+        RecordingUpload.state.in_(HOLDING_AUDIO)
+    )
+    if doctor_id is not None:
+        query = query.where(RecordingUpload.doctor_account_id == doctor_id)
+    return int(session.scalar(query) or 0)
+
+
+def last_part_size(session: Session, upload_id: uuid.UUID) -> int | None:
+    """The size of the upload's latest chunk (None before the first)."""
+    return session.scalar(
+        select(func.octet_length(RecordingPart.data))
+        .where(RecordingPart.upload_id == upload_id)
+        .order_by(RecordingPart.offset.desc())
+        .limit(1)
     )
 
 

@@ -40,6 +40,7 @@ class RecordingOut(BaseModel):
     )
     receivedBytes: int = Field(description="the next chunk's offset")
     chunkBytes: int = Field(description="the largest chunk accepted")
+    minChunkBytes: int = Field(description="the smallest chunk accepted, except the recording's last")
     maxBytes: int = Field(description="the largest recording accepted")
     recordedAt: datetime
     durationMs: int | None
@@ -50,3 +51,15 @@ class RecordingOut(BaseModel):
 
 class RecordingList(BaseModel):
     items: list[RecordingOut]
+
+
+class RecordingStorageOut(BaseModel):
+    """Recorded audio waiting to be processed, against its limits (a hospital: all its doctors';
+    a doctor: as counted for them)."""
+
+    heldBytes: int = Field(description="audio stored until it is transcribed")
+    quotaBytes: int = Field(description="the most that may be held")
+    openUploads: int | None = Field(description="the doctor's uploads still receiving (doctors only)")
+    maxOpenUploads: int
+    receivedTodayBytes: int | None = Field(description="bytes the doctor sent in the last 24 hours")
+    dailyBytes: int = Field(description="the most one doctor may send in 24 hours")

@@ -30,7 +30,7 @@ from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
 from cara.kit import gemini
-from cara.kit.db import session_scope
+from cara.kit.db import session_scope, tenant_session
 from cara.kit.errors import (
     BadRequest,
     CaraError,
@@ -46,7 +46,7 @@ from cara.kit.validation import as_utc, moment_error
 from cara.models import RecordingUpload
 from cara.models.base import utcnow
 from cara.plans.service import REPORT_DRAFTS
-from cara.recordings import audio, repository, transcribe
+from cara.recordings import audio, repository, storage, transcribe
 from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
 from cara.subscriptions import service as subscriptions
 from cara.summaries import service as summaries
@@ -99,6 +99,7 @@ def recording_out(upload: RecordingUpload) -> RecordingOut:
         state=upload.state,  # type: ignore[arg-type]
         receivedBytes=upload.received_bytes,
         chunkBytes=CHUNK_BYTES,
+        minChunkBytes=min(get_settings().recording_min_chunk_bytes, CHUNK_BYTES),
         maxBytes=MAX_BYTES,
         recordedAt=upload.recorded_at,
         durationMs=upload.duration_ms,
@@ -127,6 +128,7 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
     console, basis = consultations.recording_consent(session, principal, body.console, body.consent)
     if audio.container_of(body.mimeType) is None:
         raise ValidationFailed({"mimeType": BAD_MIME}, message=BAD_MIME)
+    storage.check_open_uploads(session, principal)
     now = utcnow()
     # A date the server can work with (kit.validation); a clock running a little ahead is
     # brought back to now.
@@ -197,6 +199,7 @@ def append_chunk(
         raise PayloadTooLarge(RECORDING_TOO_LARGE)
     if offset == 0:
         _check_container(upload, data)
+    storage.check_chunk(session, principal, upload, len(data))
     repository.add_part(session, upload.id, offset, data)
     upload.received_bytes += len(data)
     return recording_out(upload)
@@ -254,6 +257,12 @@ def retry(session: Session, principal: Principal, upload_id: object) -> Recordin
     upload.error = None
     _enqueue(session, principal, upload)
     return recording_out(upload)
+
+
+def tenant_storage(schema: str) -> tuple[int, int]:
+    """A hospital's recorded audio awaiting processing and its quota (the admin console)."""
+    with tenant_session(schema) as session:
+        return repository.held_bytes(session), get_settings().recording_tenant_quota_bytes
 
 
 # ------------------------------------------------------------------ on the worker
@@ -371,16 +380,19 @@ def _transcribe(transactions: TenantTransactions, upload_id: uuid.UUID) -> uuid.
 # ------------------------------------------------------------------ abandoned recordings (scheduled)
 
 EXPIRE_ACTOR = "recordings.expire"
-# A recording nobody finished uploading or retried in this time is deleted with its audio.
-ABANDONED_AFTER = timedelta(days=30)
+# An upload nobody sent a chunk to in this time is deleted with its audio: the browser keeps
+# every piece until the upload is complete, and makes the upload again if it comes back later.
+ABANDONED_AFTER = timedelta(hours=24)
+# A failed recording is the only copy once the browser has let it go: kept this long for a retry.
+FAILED_KEPT = timedelta(days=30)
 
 
 def expire_abandoned(session: Session, now: datetime | None = None) -> int:
     """In one tenant schema (the caller's session, bound to it): delete uploads left receiving
-    or failed for `ABANDONED_AFTER`, with their audio (raw audio is never kept for long).
-    Returns how many."""
+    for `ABANDONED_AFTER` or failed for `FAILED_KEPT`, with their audio (raw audio is never kept
+    for long). Returns how many."""
     at = now or utcnow()
-    expired = repository.abandoned(session, at - ABANDONED_AFTER)
+    expired = repository.abandoned(session, at - ABANDONED_AFTER, at - FAILED_KEPT)
     return purge_expired(
         session, expired, repository.delete_uploads, action="recording.expired", target_type="recording"
     )

@@ -19,6 +19,15 @@ def _assistant_needs_a_subscription(doctors_on_trial: None) -> None:
     """Recording, like a live start, is gated on the subscription; the doctors here are on trial."""
 
 
+@pytest.fixture(autouse=True)
+def _small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests send small chunks of small recordings; the chunk floor and the storage limits
+    have their tests (test_storage_limits.py), which set what they test."""
+    from cara.config import get_settings
+
+    monkeypatch.setattr(get_settings(), "recording_min_chunk_bytes", 1)
+
+
 @pytest.fixture
 def doctor(client: Any) -> dict[str, str]:
     return auth(signup(client, doctor_payload(specialty="Radiologist"))["token"])

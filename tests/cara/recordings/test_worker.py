@@ -175,8 +175,8 @@ class TestProcess:
 def test_abandoned_recordings_are_deleted_with_their_audio(
     client: Any, doctor: dict[str, str], worker: Any
 ) -> None:
-    """The hourly `recordings.expire` job: uploads left receiving or failed for 30 days go, with
-    their audio; recent ones and processed ones stay."""
+    """The hourly `recordings.expire` job: an upload nobody sent a chunk to for a day goes, with
+    its audio; recent ones stay (failed ones: test_storage_limits.py)."""
     from datetime import timedelta
 
     from cara.models import RecordingUpload

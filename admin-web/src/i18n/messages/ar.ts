@@ -141,6 +141,7 @@ export const ar: ConsoleMessages = {
                 isVerified: 'الحالة',
                 status: 'حالة الحساب',
                 doctorsCount: 'الأطباء',
+                recordingHeldBytes: 'مساحة التسجيلات',
                 createdAt: 'تاريخ التسجيل',
             },
         },

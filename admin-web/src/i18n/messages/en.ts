@@ -138,6 +138,7 @@ export const en = {
                 isVerified: 'Status',
                 status: 'Tenant status',
                 doctorsCount: 'Doctors',
+                recordingHeldBytes: 'Recording storage',
                 createdAt: 'Registered',
             },
         },

@@ -135,6 +135,7 @@ export const es: ConsoleMessages = {
                 isVerified: 'Estado',
                 status: 'Estado de la cuenta',
                 doctorsCount: 'Médicos',
+                recordingHeldBytes: 'Almacenamiento de grabaciones',
                 createdAt: 'Registro',
             },
         },

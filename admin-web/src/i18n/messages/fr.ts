@@ -135,6 +135,7 @@ export const fr: ConsoleMessages = {
                 isVerified: 'Statut',
                 status: 'Statut du compte',
                 doctorsCount: 'Médecins',
+                recordingHeldBytes: 'Stockage des enregistrements',
                 createdAt: 'Inscription',
             },
         },

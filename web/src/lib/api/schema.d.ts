@@ -1319,6 +1319,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/recordings/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recording Storage
+         * @description Recorded audio waiting to be processed against its limits: a hospital's for all its
+         *     doctors, a doctor's as counted for them.
+         */
+        get: operations["recordings_storage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/recordings/{recording_id}": {
         parameters: {
             query?: never;
@@ -1351,7 +1372,9 @@ export interface paths {
          * Put Chunk
          * @description Bytes of the recording at `offset` (at most `chunkBytes`). Bytes already received are
          *     acknowledged again; another offset than `receivedBytes` is 409 with `fields.offset`. The
-         *     first chunk must start as the declared container (WebM or Ogg), or it is 415.
+         *     first chunk must start as the declared container (WebM or Ogg), or it is 415. Past the
+         *     doctor's daily bytes it is 429, past the storage quota 507 (cara.recordings.storage); a
+         *     chunk after one smaller than `minChunkBytes` is 422.
          */
         put: operations["recordings_chunk"];
         post?: never;
@@ -2385,6 +2408,13 @@ export interface components {
             /** Name */
             name: string;
             /**
+             * Recordingheldbytes
+             * @description recorded audio awaiting processing
+             */
+            recordingHeldBytes?: number | null;
+            /** Recordingquotabytes */
+            recordingQuotaBytes?: number | null;
+            /**
              * Status
              * @enum {string}
              */
@@ -2894,6 +2924,11 @@ export interface components {
              */
             maxBytes: number;
             /**
+             * Minchunkbytes
+             * @description the smallest chunk accepted, except the recording's last
+             */
+            minChunkBytes: number;
+            /**
              * Receivedbytes
              * @description the next chunk's offset
              */
@@ -2909,6 +2944,40 @@ export interface components {
              * @enum {string}
              */
             state: "receiving" | "processing" | "done" | "failed";
+        };
+        /**
+         * RecordingStorageOut
+         * @description Recorded audio waiting to be processed, against its limits (a hospital: all its doctors';
+         *     a doctor: as counted for them).
+         */
+        RecordingStorageOut: {
+            /**
+             * Dailybytes
+             * @description the most one doctor may send in 24 hours
+             */
+            dailyBytes: number;
+            /**
+             * Heldbytes
+             * @description audio stored until it is transcribed
+             */
+            heldBytes: number;
+            /** Maxopenuploads */
+            maxOpenUploads: number;
+            /**
+             * Openuploads
+             * @description the doctor's uploads still receiving (doctors only)
+             */
+            openUploads: number | null;
+            /**
+             * Quotabytes
+             * @description the most that may be held
+             */
+            quotaBytes: number;
+            /**
+             * Receivedtodaybytes
+             * @description bytes the doctor sent in the last 24 hours
+             */
+            receivedTodayBytes: number | null;
         };
         /** ResetPasswordRequest */
         ResetPasswordRequest: {
@@ -7830,6 +7899,53 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    recordings_storage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingStorageOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     recordings_read: {
@@ -7982,6 +8098,24 @@ export interface operations {
             };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A storage quota is reached (nothing stored is lost) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -109,6 +109,11 @@ const CaptureItem = ({
             {capture.state === 'uploading' && (
                 <progress className="capture-progress" max={100} value={percent} aria-label={stateText} />
             )}
+            {capture.error && capture.state === 'queued' && (
+                <p className="capture-wait" data-testid="capture-wait">
+                    {t(capture.error)}
+                </p>
+            )}
             {capture.error && capture.state === 'failed' && (
                 <p className="capture-error" data-testid="capture-error">
                     {t(capture.error)}

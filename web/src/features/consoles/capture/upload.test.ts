@@ -30,6 +30,10 @@ const puts: number[] = [];
 let completed: number | null = null;
 // The status answer says less than the server has (another tab's upload went on meanwhile).
 let staleStatus = false;
+// The server deleted the upload (unfinished for a day): its status is 404 until it is made again.
+let forgotten = false;
+// The next PUT meets a full storage quota.
+let storageFull = false;
 
 const recording = (stale = false) => ({
     id: 'upload-1',
@@ -38,6 +42,7 @@ const recording = (stale = false) => ({
     state: completed === null ? 'receiving' : 'processing',
     receivedBytes: stale ? 0 : received.length,
     chunkBytes: 4,
+    minChunkBytes: 2,
     maxBytes: 1000,
     recordedAt: stored.recordedAt,
     durationMs: null,
@@ -50,8 +55,13 @@ const answer = (data: unknown, status = 200) => ({ data, error: undefined, respo
 vi.mock('@/lib/api/client', () => ({
     errorMessage: (_error: unknown, fallback: string) => fallback,
     api: {
-        GET: async () => answer(recording(staleStatus)),
+        GET: async () =>
+            forgotten ? { data: undefined, error: undefined, response: { status: 404 } } : answer(recording(staleStatus)),
         POST: async (path: string, init: { body?: { totalBytes?: number } }) => {
+            if (forgotten) {
+                forgotten = false;
+                received = [];
+            }
             if (path.endsWith('/complete')) completed = init.body?.totalBytes ?? null;
             return answer(recording(staleStatus), path.endsWith('/complete') ? 200 : 201);
         },
@@ -59,6 +69,8 @@ vi.mock('@/lib/api/client', () => ({
             const { offset } = init.params.query;
             puts.push(offset);
             if (puts.length > failPutAfter) throw new TypeError('Failed to fetch');
+            if (storageFull)
+                return { data: undefined, error: { message: 'storage full' }, response: { status: 507 } };
             if (offset !== received.length)
                 return { data: undefined, error: { fields: { offset: String(received.length) } }, response: { status: 409 } };
             received.push(...init.body);
@@ -92,6 +104,8 @@ beforeEach(() => {
     puts.length = 0;
     completed = null;
     staleStatus = false;
+    forgotten = false;
+    storageFull = false;
 });
 
 describe('uploadCapture', () => {
@@ -104,13 +118,13 @@ describe('uploadCapture', () => {
         expect(pieces.size).toBe(0); // every byte acknowledged: nothing left on the device
     });
 
-    it('resumes where the server stopped after a dropped upload, forgetting only acknowledged pieces', async () => {
+    it('resumes where the server stopped after a dropped upload, keeping every piece until it is complete', async () => {
         failPutAfter = 2;
         await expect(uploadCapture(stored, () => undefined)).rejects.toThrow('Failed to fetch');
         expect(received).toEqual(BYTES.slice(0, 8));
         expect(stored.sentBytes).toBe(8);
-        // The first piece (bytes 0-5) is acknowledged and gone; the second (6-9) is still needed.
-        expect([...pieces.keys()]).toEqual([6]);
+        // Acknowledged pieces stay too: the server may yet delete an upload left unfinished.
+        expect([...pieces.keys()]).toEqual([0, 6]);
 
         failPutAfter = Infinity;
         puts.length = 0;
@@ -135,11 +149,38 @@ describe('uploadCapture', () => {
         expect(received).toEqual(BYTES);
     });
 
-    it('uploads a recording in progress as far as it goes, without completing it', async () => {
+    it('uploads a recording in progress in whole chunks only, without completing it', async () => {
         stored = { ...stored, recording: true };
         const result = await uploadCapture(stored, () => undefined);
-        expect(received).toEqual(BYTES);
+        // 10 bytes in chunks of 4: the short rest waits for the recording to stop.
+        expect(received).toEqual(BYTES.slice(0, 8));
         expect(completed).toBeNull();
         expect(result.state).toBe('receiving');
+        stored = { ...stored, recording: false };
+        await uploadCapture(stored, () => undefined);
+        expect(received).toEqual(BYTES);
+        expect(completed).toBe(BYTES.length);
+    });
+
+    it('sends everything again when the server deleted an upload left unfinished', async () => {
+        failPutAfter = 2;
+        await expect(uploadCapture(stored, () => undefined)).rejects.toThrow('Failed to fetch');
+        stored = { ...stored, uploadId: 'upload-1' };
+        forgotten = true;
+        failPutAfter = Infinity;
+        puts.length = 0;
+        await uploadCapture(stored, () => undefined);
+        expect(puts).toEqual([0, 4, 8]);
+        expect(received).toEqual(BYTES);
+        expect(completed).toBe(BYTES.length);
+        expect(pieces.size).toBe(0);
+    });
+
+    it('waits, keeping the recording, when the storage quota is reached', async () => {
+        storageFull = true;
+        const refused = await uploadCapture(stored, () => undefined).catch((error: unknown) => error);
+        expect(refused).toMatchObject({ final: false });
+        expect([...pieces.keys()]).toEqual([0, 6]);
+        expect(completed).toBeNull();
     });
 });

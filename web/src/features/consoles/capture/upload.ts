@@ -2,9 +2,12 @@
  * Uploading a capture in resumable chunks (/api/recordings): the upload is
  * created under the capture's own id (so a retried create finds it), its
  * status says which byte comes next, each chunk goes at that offset, and a
- * 409 answers with the offset the server expects. Pieces are deleted from
- * the device only after the server acknowledged them; a capture still being
- * recorded is uploaded as far as it goes and completed once it stops.
+ * 409 answers with the offset the server expects. Pieces stay on the device
+ * until the whole upload is complete: the server deletes an upload nobody
+ * finished within a day, and it is then made again from these pieces. A
+ * capture still being recorded is sent in whole chunks only (the server takes
+ * a short chunk as the last) and completed once it stops. A storage limit
+ * reached (429, 507) waits like a lost connection, with the server's reason.
  */
 import { api, errorMessage } from '@/lib/api/client';
 import type { components } from '@/lib/api/schema';
@@ -24,7 +27,7 @@ export class UploadError extends Error {
     }
 }
 
-const NETWORK = 'No connection: the recording stays on this device and is sent when the connection returns.';
+export const NETWORK = 'No connection: the recording stays on this device and is sent when the connection returns.';
 
 const ensureUpload = async (capture: Capture): Promise<Recording> => {
     if (capture.uploadId) {
@@ -45,7 +48,8 @@ const ensureUpload = async (capture: Capture): Promise<Recording> => {
         },
     });
     if (data) return data;
-    if (response.status >= 400 && response.status < 500 && response.status !== 429)
+    if (response.status === 429 || response.status === 507) throw new UploadError(errorMessage(error, NETWORK));
+    if (response.status >= 400 && response.status < 500)
         throw new UploadError(errorMessage(error, 'The recording was refused.'), true);
     throw new UploadError(NETWORK);
 };
@@ -63,6 +67,9 @@ const putChunk = async (uploadId: string, offset: number, bytes: Uint8Array): Pr
         if (Number.isFinite(expected)) return expected;
     }
     if (response.status === 413) throw new UploadError(errorMessage(error, 'The recording is too large.'), true);
+    // A daily or storage limit: the server says when; the recording waits on the device.
+    if (response.status === 429 || response.status === 507) throw new UploadError(errorMessage(error, NETWORK));
+    if (response.status === 422) throw new UploadError(errorMessage(error, 'The recording was refused.'), true);
     throw new UploadError(NETWORK);
 };
 
@@ -78,15 +85,16 @@ export const uploadCapture = async (
     let recording = await ensureUpload(capture);
     let current = (await updateCapture(capture.id, () => ({ uploadId: recording.id }))) ?? capture;
     let offset = recording.receivedBytes;
-    const chunk = Math.min(MAX_CHUNK, recording.chunkBytes);
+    const chunk = Math.max(Math.min(MAX_CHUNK, recording.chunkBytes), recording.minChunkBytes ?? 0);
     if (recording.state === 'receiving') {
         for (;;) {
             if (offset > current.sentBytes) {
-                await forgetSentAudio(current.id, offset);
                 current = (await updateCapture(current.id, () => ({ sentBytes: offset, state: 'uploading' }))) ?? current;
                 progress(current);
             }
             if (offset >= current.bytes) break;
+            // Still recording: only whole chunks, the short rest goes once it stops.
+            if (current.recording && current.bytes - offset < chunk) break;
             const bytes = await readAudio(current.id, offset, chunk);
             if (!bytes.length) throw new UploadError('Part of the recording is missing on this device.', true);
             offset = await putChunk(recording.id, offset, bytes);

@@ -16,7 +16,7 @@ import {
     updateCapture,
     type Capture,
 } from './store';
-import { recordingStatus, retryRecording, uploadCapture, UploadError } from './upload';
+import { NETWORK, recordingStatus, retryRecording, uploadCapture, UploadError } from './upload';
 
 const FIRST_DELAY_MS = 2000;
 const MAX_DELAY_MS = 30_000;
@@ -96,8 +96,12 @@ export const useCaptures = (console: string) => {
                         await updateCapture(capture.id, () => ({ state: 'failed', error: failure.message }));
                     } else {
                         reachable = false;
+                        // A limit the server named (daily bytes, storage): shown while it waits.
+                        const reason =
+                            failure instanceof UploadError && failure.message !== NETWORK ? failure.message : undefined;
                         await updateCapture(capture.id, current => ({
                             state: current.recording ? 'recording' : 'queued',
+                            error: reason,
                         }));
                     }
                 }

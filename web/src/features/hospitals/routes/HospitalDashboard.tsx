@@ -15,6 +15,7 @@ import { checkDoctorLimit, fetchDoctors, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
 import { DashboardAddDoctorModal } from '../components/DashboardAddDoctorModal';
 import { DashboardDoctorsTable } from '../components/DoctorsTable';
+import { RecordingStorageCard } from '../components/RecordingStorageCard';
 import { PlanStatusBadge } from '../components/StatusBadge';
 
 import '../hospitals.css';
@@ -187,6 +188,7 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
                                 <PlanStatusBadge status={subscription?.status} />
                             </p>
                         </Link>
+                        <RecordingStorageCard />
                     </div>
 
                     <section className="card hosp-card" aria-labelledby={`${tooltipId}-doctors`}>
