@@ -225,8 +225,16 @@ def status(state: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "status", "state": state, "message": message, **extra}
 
 
-def error(message: str) -> dict[str, Any]:
-    return {"type": "error", "message": message}
+# Codes of error frames the console acts on (it shows every error frame's message).
+CAMERA_NOT_IN_PLAN = "camera_not_in_plan"  # it stops sending camera and screen frames
+TURNS_LIMITED = "turns_limited"
+
+
+def error(message: str, code: str | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "message": message}
+    if code:
+        frame["code"] = code
+    return frame
 
 
 CONNECTING = "Attempting to connect to Cara..."

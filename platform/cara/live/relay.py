@@ -612,7 +612,9 @@ class LiveRelay:
         limit, who = self.settings.rate_limit_live_turns, str(self.scope.account_id)
         if not await asyncio.to_thread(throttle.allow, "live-turns", limit, who):
             wait = await asyncio.to_thread(throttle.retry_after, "live-turns", limit, who)
-            await self.browser.send(m.error(m.TURNS_TOO_FAST.format(wait=throttle.wait_text(wait))))
+            await self.browser.send(
+                m.error(m.TURNS_TOO_FAST.format(wait=throttle.wait_text(wait)), m.TURNS_LIMITED)
+            )
             return
         for event in self.wake.wake():
             await self._on_wake_event(event)
@@ -633,7 +635,7 @@ class LiveRelay:
         if not self._video_allowed:
             if not self._video_refused:
                 self._video_refused = True
-                await self.browser.send(m.error(m.NO_CAMERA_IN_PLAN))
+                await self.browser.send(m.error(m.NO_CAMERA_IN_PLAN, m.CAMERA_NOT_IN_PLAN))
             return
         upstream = self.upstream
         if upstream is not None:

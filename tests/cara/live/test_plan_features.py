@@ -98,6 +98,7 @@ def test_basic_live_consoles_take_no_camera_frames(
     browser.send({"type": "text", "text": "What do you see?"})
     refused = browser.until(lambda m: m.get("type") == "error")
     assert "Camera and screen sharing are not part of your plan" in refused["message"]
+    assert refused["code"] == "camera_not_in_plan"  # the console stops the camera on it
     session = gemini.session(0)
     session.wait_for(lambda m: m.get("realtimeInput", {}).get("text") == "What do you see?")
     assert not any("video" in m.get("realtimeInput", {}) for m in session.received)

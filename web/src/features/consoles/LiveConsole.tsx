@@ -20,6 +20,7 @@
  */
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { paths } from '@/config/paths';
@@ -47,6 +48,9 @@ import { useVideoFrames } from './video/useVideoFrames';
 import { useVideoSource, videoSupport, type VideoKind } from './video/useVideoSource';
 
 import './consoles.css';
+
+/** The error frame's code when the plan leaves out camera and screen sharing (live/messages.py). */
+const CAMERA_NOT_IN_PLAN = 'camera_not_in_plan';
 
 const NOT_CONFIGURED = 'The AI service is not configured. Please contact your administrator.';
 
@@ -138,6 +142,14 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         sendVideo: session.sendVideo,
         mark,
     });
+
+    // The plan does not include camera and screen sharing: the server dropped the frames and said
+    // so once; stop sending them (the notice explains, with a link to the plans).
+    const refusedCamera = session.notice?.code === CAMERA_NOT_IN_PLAN;
+    const stopVideo = video.stop;
+    useEffect(() => {
+        if (refusedCamera) stopVideo();
+    }, [refusedCamera, stopVideo]);
 
     const toggleVideo = (kind: VideoKind) => {
         if (video.kind === kind) video.stop();
@@ -255,6 +267,16 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 <p className="console-notice" role="status" data-testid="text-only">
                     {t('The connection cannot carry audio right now: type your questions below.')}
                 </p>
+            )}
+            {session.notice && (
+                <Alert kind="warning" onClose={session.dismissNotice}>
+                    <p data-testid="live-notice">{t(session.notice.message)}</p>
+                    {session.notice.code === CAMERA_NOT_IN_PLAN && (
+                        <p>
+                            <Link to={paths.doctorSubscription}>{t('View plans')}</Link>
+                        </p>
+                    )}
+                </Alert>
             )}
             {mediaError && (
                 <Alert kind="error" onClose={() => setMediaError(null)}>

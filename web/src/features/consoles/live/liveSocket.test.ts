@@ -183,6 +183,24 @@ describe('LiveSocket: connect', () => {
         expect(h.live.getSnapshot().consultationId).toBe('c-9');
     });
 
+    it("shows the server's error frames until dismissed, and the consultation goes on", async () => {
+        const h = make();
+        await connectTo(h);
+        const message = 'Camera and screen sharing are not part of your plan.';
+        h.socket().say({ type: 'error', message, code: 'camera_not_in_plan' });
+        expect(h.live.getSnapshot()).toMatchObject({
+            state: 'connected',
+            notice: { message, code: 'camera_not_in_plan' },
+        });
+        h.live.dismissNotice();
+        expect(h.live.getSnapshot().notice).toBeNull();
+        h.socket().say({ type: 'error', message: 'Too fast.' });
+        expect(h.live.getSnapshot().notice).toEqual({ message: 'Too fast.', code: null });
+        h.live.disconnect();
+        h.live.connect('c-2');
+        expect(h.live.getSnapshot().notice).toBeNull(); // a new consultation starts without it
+    });
+
     it('does not open a second socket while one is open', async () => {
         const h = make();
         await connectTo(h);

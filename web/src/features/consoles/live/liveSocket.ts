@@ -95,6 +95,8 @@ export interface LiveSnapshot {
     retryAt: number | null;
     /** Microphone audio waiting for the socket, and dropped because the wait was too long (ms). */
     offlineAudio: { waitingMs: number; droppedMs: number };
+    /** The server's latest error frame (e.g. camera not in the plan), shown until dismissed. */
+    notice: { message: string; code: string | null } | null;
 }
 
 export const CONNECTION_CLOSED = 'Connection closed';
@@ -213,6 +215,7 @@ export class LiveSocket {
             audioMode: 'pcm',
             retryAt: null,
             offlineAudio: { waitingMs: 0, droppedMs: 0 },
+            notice: null,
         };
         this.saved = { consultationId: this.snapshot.consultationId, live: false, awake: this.snapshot.awake, lines };
     }
@@ -383,8 +386,9 @@ export class LiveSocket {
                 break;
             }
             case 'error':
-                // A frame the server could not use; the consultation goes on.
-                console.warn('live socket:', message.message);
+                // A frame the server could not use (or may not relay): the consultation goes on,
+                // and the doctor is told why.
+                this.update({ notice: { message: message.message, code: message.code ?? null } });
                 break;
             default:
                 break; // toolResult: shown through the transcript lines
@@ -565,6 +569,7 @@ export class LiveSocket {
             error: null,
             wakeMessage: null,
             demo: false,
+            notice: null,
             state: 'connecting',
         });
         this.showOffline();
@@ -579,6 +584,10 @@ export class LiveSocket {
         this.announced = true; // the consultation was announced before the reload
         this.update({ error: null, state: 'reconnecting' });
         this.open();
+    };
+
+    dismissNotice = (): void => {
+        this.update({ notice: null });
     };
 
     /** Skips the wait before the next retry. */

@@ -51,7 +51,8 @@ export type ServerMessage =
     | { type: 'interrupted' }
     | { type: 'turnComplete' }
     | { type: 'toolResult'; name: string; result: Record<string, unknown> }
-    | { type: 'error'; message: string }
+    // code: 'camera_not_in_plan' (the console stops sending frames), 'turns_limited'
+    | { type: 'error'; message: string; code?: string }
     // every second: a console that hears nothing for 3 s says the connection is weak
     | { type: 'ping'; at?: number };
 

@@ -34,6 +34,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, op
             connect: live.connect,
             disconnect: live.disconnect,
             retryNow: live.retryNow,
+            dismissNotice: live.dismissNotice,
             sendAudio: live.sendAudio,
             sendAudioEnd: live.sendAudioEnd,
             sendVideo: live.sendVideo,
