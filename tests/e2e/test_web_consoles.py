@@ -270,7 +270,11 @@ def accounts(client: Any) -> dict[str, Any]:
     def login(body: dict[str, Any]) -> dict[str, str]:
         return {"email": body["email"], "password": body["password"], "name": body["name"]}
 
-    return {"radiologist": login(radiologist), "radiotherapist": login(radiotherapist)}
+    basic = doctor_payload(specialty="General Practitioner", name="Efua Owusu")
+    signup(client, basic)
+    subscribe(basic["email"], "doctor-basic")  # summaries only: no camera or screen sharing
+
+    return {"radiologist": login(radiologist), "radiotherapist": login(radiotherapist), "basic": login(basic)}
 
 
 def _pcm_rms(pcm: bytes) -> float:

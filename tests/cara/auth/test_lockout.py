@@ -214,3 +214,22 @@ def test_a_password_reset_starts_the_account_count_again(
 
     # From an address the account never used: the new password alone signs in.
     _signed_in(_login(c, payload["email"], "brand-new-pass", "192.0.2.99"))
+
+
+def test_unlock_mails_are_capped_and_the_answer_does_not_change_past_the_cap(
+    proxied: Callable[[], TestClient], worker: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stranger holding the password cannot flood the owner's inbox with sign-in links: past
+    `rate_limit_login_unlock_mail` (3 an hour) no more are sent, and the answer stays the same
+    (it says nothing about whether a mail went)."""
+    caplog.set_level(logging.INFO, logger="cara.mail")
+    c = proxied()
+    payload = doctor_payload()
+    signup(c, payload)
+    _spray(c, payload["email"])
+    for n in range(6):
+        r = _login(c, payload["email"], payload["password"], f"192.0.2.{100 + n}")
+        assert (r.status_code, r.json()) == (202, STEP_UP)
+    links = _wait_for_links(worker, caplog, 4)
+    time.sleep(0.5)  # a fourth mail, were one sent, would have arrived by now
+    assert len(_unlock_links(caplog)) == len(links) == 3

@@ -298,6 +298,24 @@ describe('live assistant consoles', () => {
         await button(page, 'Summary panel').click();
     });
 
+    it('explains, and stops the camera, when the plan leaves out camera and screen sharing', async () => {
+        await signInAs(page, FIXTURES.basic, 'doctor', '/assistant');
+        await page.getByRole('heading', { level: 1, name: 'Clinical Assistant' }).waitFor();
+        await connectWithConsent(page);
+        await statusIs(page, 'Connected to Cara. You can now give voice commands.');
+        const camera = button(page, 'Camera');
+        await camera.click();
+        const notice = page.getByTestId('live-notice');
+        await notice.filter({ hasText: 'Camera and screen sharing are not part of your plan' }).waitFor({ timeout: 15_000 });
+        await waitFor(async () => (await camera.getAttribute('aria-pressed')) === 'false', 'the camera stopped');
+        await page.getByRole('link', { name: 'View plans' }).waitFor();
+        await statusIs(page, 'Connected to Cara. You can now give voice commands.'); // the consultation goes on
+        await assertAccessible(page, 'console, camera not in the plan');
+        await button(page, 'Disconnect from Cara').click();
+        await statusIs(page, 'Click to connect to Cara');
+        await signInAs(page, FIXTURES.radiologist, 'doctor', '/radiologist');
+    });
+
     it('reads right to left in Arabic', async () => {
         await page.evaluate(() => localStorage.setItem('locale', 'ar'));
         await page.goto(url('/radiologist'));
