@@ -233,3 +233,31 @@ def test_unlock_mails_are_capped_and_the_answer_does_not_change_past_the_cap(
     links = _wait_for_links(worker, caplog, 4)
     time.sleep(0.5)  # a fourth mail, were one sent, would have arrived by now
     assert len(_unlock_links(caplog)) == len(links) == 3
+
+
+def test_for_a_two_factor_account_the_link_leads_to_the_code_step(
+    proxied: Callable[[], TestClient], worker: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The mailed link stands in for the place, never for the second factor: redeemed, it
+    answers the two-factor challenge, and only the code signs in."""
+    from tests.cara.auth.test_mfa import _enrol, _next_code
+
+    caplog.set_level(logging.INFO, logger="cara.mail")
+    c = proxied()
+    payload = doctor_payload()
+    token = signup(c, payload)["token"]
+    secret, _codes, step = _enrol(c, token)
+    _spray(c, payload["email"])
+    new_place = "192.0.2.88"
+    r = _login(c, payload["email"], payload["password"], new_place)
+    assert (r.status_code, r.json()) == (202, STEP_UP)
+    link = _wait_for_links(worker, caplog, 1)[0]
+
+    headers = {"X-Forwarded-For": new_place, **BROWSER}
+    unlocked = c.post(UNLOCK, json={"token": link}, headers=headers)
+    assert unlocked.status_code == 200, unlocked.text
+    body = unlocked.json()
+    assert body["mfaRequired"] == "code" and "token" not in body
+    code, _ = _next_code(secret, after_step=step)
+    done = c.post("/api/auth/login/mfa", json={"challenge": body["challenge"], "code": code}, headers=headers)
+    _signed_in(done)
