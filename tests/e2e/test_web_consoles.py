@@ -328,6 +328,28 @@ def test_web_consoles(
     # The summaries went through the worker to generateContent, with the consultation in them.
     asked = [r.text for r in control.all_generate_requests()]
     assert any("chest X-ray" in text for text in asked), asked
+    # The summary and report draft made during the visit are kept on its consultation (the
+    # console sends its consultation's id), where the consultation page shows them.
+    assert _kept_drafts(accounts["radiologist"]["email"]) >= {"summary", "report"}
+
+
+def _kept_drafts(email: str) -> set[str]:
+    from sqlalchemy import select
+
+    from cara.kit.db import session_scope, tenant_session
+    from cara.models import Account, Consultation, ConsultationDraft
+    from tenants.naming import INDEPENDENT_SCHEMA
+
+    with session_scope() as s:
+        account_id = s.scalar(select(Account.id).where(Account.email == email))
+    with tenant_session(INDEPENDENT_SCHEMA) as s:
+        return set(
+            s.scalars(
+                select(ConsultationDraft.kind)
+                .join(Consultation, Consultation.id == ConsultationDraft.consultation_id)
+                .where(Consultation.doctor_account_id == account_id)
+            )
+        )
 
 
 def _voice(session: LiveSession) -> str | None:

@@ -121,13 +121,20 @@ def job_for(
     """The job for a request: from the stored consultation named by `consultationId` (the
     worker reads its lines), else from the transcript sent in the body."""
     focus = body.focus.strip() if body.focus and body.focus.strip() else None
+    text = transcript_text(body.transcript)
     if body.consultationId is not None:
         assert session is not None and principal is not None
-        target = consultations.draft_target(session, principal, body.consultationId)
-        return SummaryJob(
-            kind=body.kind, focus=focus if body.kind == "report" else None, transcript="", target=target
-        )
-    text = transcript_text(body.transcript)
+        try:
+            target = consultations.draft_target(session, principal, body.consultationId)
+        except ValidationFailed:
+            # No line stored yet (a live console asking in its first seconds): from the sent
+            # transcript, as without an id; a later request drafts onto the consultation.
+            if not text:
+                raise
+        else:
+            return SummaryJob(
+                kind=body.kind, focus=focus if body.kind == "report" else None, transcript="", target=target
+            )
     if not text:
         raise ValidationFailed({"transcript": NO_CONVERSATION}, message=NO_CONVERSATION)
     return SummaryJob(kind=body.kind, focus=focus if body.kind == "report" else None, transcript=text)

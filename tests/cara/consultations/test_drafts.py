@@ -185,6 +185,30 @@ class TestDraftFromRecord:
             assert r.status_code == 404, r.text
         assert gemini.generate_requests == []
 
+    def test_the_live_consoles_payload_keeps_the_draft_on_its_consultation(
+        self, client: Any, doctor: dict[str, str], gemini: GeminiDouble, worker: Any
+    ) -> None:
+        """A live console sends its lines and its consultation's id: the draft is kept on the
+        consultation (before, drafts made during a visit were lost); asked before any line is
+        stored, it is drafted from the lines sent, and kept nowhere."""
+        gemini.generate = lambda request: "plain summary"
+        cid = start(client, doctor).json()["id"]
+        body = {"transcript": [{"speaker": "user", "text": "Cough for three weeks."}], "consultationId": cid}
+        early = client.post("/api/summarize", json=body, headers=doctor)
+        assert early.status_code == 200 and early.json()["summary"] == "plain summary", early.text
+        assert "draft" not in early.json() and draft_count(doctor, cid) == 0
+        add_lines(doctor, cid, LINES, end=False)
+        r = client.post("/api/summarize", json=body, headers=doctor)
+        assert r.status_code == 200 and r.json()["draft"]["kind"] == "summary", r.text
+        assert draft_count(doctor, cid) == 1
+        shown = client.get(f"/api/consultations/{cid}", headers=doctor).json()
+        assert [d["id"] for d in shown["drafts"]] == [r.json()["draft"]["id"]]
+        # The stored lines were drafted from, not the ones sent.
+        assert "spiculated mass" in gemini.generate_requests[-1].text
+        # Another doctor's consultation id is still 404, lines sent or not.
+        other = auth(signup(client, doctor_payload())["token"])
+        assert client.post("/api/summarize", json=body, headers=other).status_code == 404
+
     def test_the_spec_payload_still_works(
         self, client: Any, doctor: dict[str, str], gemini: GeminiDouble, worker: Any
     ) -> None:

@@ -117,6 +117,12 @@ describe('the consultation record', () => {
         const voice = page.getByTestId('voice-panel');
         await voice.locator('[data-speaker="assistant"]').filter({ hasText: 'The lungs are clear' }).waitFor();
         await voice.locator('[data-speaker="user"]').filter({ hasText: 'Small nodule' }).waitFor();
+        // A summary asked for during the visit is kept on the consultation (checked on its page).
+        await button(page, 'Summary panel').click();
+        const panel = page.getByTestId('summary-panel');
+        await button(panel, 'Generate Summary').click();
+        await panel.locator('[data-status="done"]').first().waitFor({ timeout: 40_000 });
+        await button(page, 'Summary panel').click();
         await button(page, 'Disconnect from Cara').click();
         await statusIs(page, 'Click to connect to Cara');
     });
@@ -156,6 +162,15 @@ describe('the consultation record', () => {
         await transcript.locator('[data-speaker="user"]').filter({ hasText: 'please review this chest X-ray' }).waitFor();
         await transcript.locator('[data-speaker="assistant"]').filter({ hasText: 'The lungs are clear' }).waitFor();
         assert.match(await page.getByTestId('patient-reference').textContent(), /MRN-0042/);
+
+        // The live summary is here, and starting the note from it on a radiology consultation
+        // puts its text where the sectioned editor shows it, and says so.
+        const live = page.getByTestId('draft').filter({ hasText: 'Summary' });
+        await live.waitFor();
+        await live.getByTestId('use-draft').click();
+        await page.getByTestId('consultation-notice').filter({ hasText: 'The note now starts from the summary.' }).waitFor();
+        const findings = page.getByTestId('note-editor').locator('textarea[data-section="findings"]');
+        await waitFor(async () => (await findings.inputValue()).trim().length > 0, 'the summary in the findings');
 
         await page.getByTestId('generate-report').click();
         await page.getByTestId('generating').waitFor();

@@ -359,6 +359,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                         transcript={transcript}
                         connected={connected}
                         generic={profile.generic}
+                        consultationId={session.consultationId}
                         onClose={() => setSummaryOpen(false)}
                     />
                 </div>

@@ -54,16 +54,21 @@ export interface SummaryResult {
     label: string;
 }
 
+/**
+ * `consultationId`: the live consultation's id, so the draft is kept on it (the worker drafts
+ * from its stored transcript; the lines sent are used only while none is stored yet).
+ */
 export const requestSummary = async (
     transcript: SummaryLine[],
     kind: SummaryKind,
     focus?: string,
+    consultationId?: string | null,
 ): Promise<SummaryResult> => {
     const controller = new AbortController();
     const timer = window.setTimeout(() => controller.abort(), SUMMARY_TIMEOUT_MS);
     try {
         const { data, error, response } = await api.POST('/api/summarize', {
-            body: { transcript, kind, focus: focus?.trim() || null },
+            body: { transcript, kind, focus: focus?.trim() || null, consultationId: consultationId ?? null },
             signal: controller.signal,
         });
         if (response.status === 504) throw new SummaryError(SUMMARY_TIMED_OUT);

@@ -21,14 +21,14 @@ type RequestState =
     | { status: 'done'; text: string; label: string }
     | { status: 'error'; key: string; values: Record<string, string | number> };
 
-const useSummaryRequest = (kind: SummaryKind) => {
+const useSummaryRequest = (kind: SummaryKind, consultationId: string | null) => {
     const [state, setState] = useState<RequestState>({ status: 'idle' });
     const last = useRef<RequestState>({ status: 'idle' });
     const run = useCallback(
         async (transcript: SummaryLine[], focus?: string): Promise<boolean> => {
             setState({ status: 'processing' }); // the old text is cleared (spec §4)
             try {
-                const { summary, label } = await requestSummary(transcript, kind, focus);
+                const { summary, label } = await requestSummary(transcript, kind, focus, consultationId);
                 last.current = { status: 'done', text: summary, label };
                 setState(last.current);
                 return true;
@@ -41,7 +41,7 @@ const useSummaryRequest = (kind: SummaryKind) => {
                 return false;
             }
         },
-        [kind],
+        [kind, consultationId],
     );
     return { state, run, setState };
 };
@@ -52,14 +52,24 @@ interface SummaryPanelProps {
     transcript: SummaryLine[];
     connected: boolean;
     generic: boolean;
+    /** The live consultation the drafts are kept on (null before the server opened one). */
+    consultationId: string | null;
     onClose: () => void;
 }
 
-export const SummaryPanel = ({ id, open, transcript, connected, generic, onClose }: SummaryPanelProps) => {
+export const SummaryPanel = ({
+    id,
+    open,
+    transcript,
+    connected,
+    generic,
+    consultationId,
+    onClose,
+}: SummaryPanelProps) => {
     const { t } = useTranslation('consoles');
     const notify = useConsoleToast();
-    const summary = useSummaryRequest('summary');
-    const report = useSummaryRequest('report');
+    const summary = useSummaryRequest('summary', consultationId);
+    const report = useSummaryRequest('report', consultationId);
     const [focus, setFocus] = useState('');
     const focusId = useId();
     const hintId = useId();

@@ -28,12 +28,19 @@ type Load = { state: 'loading' } | { state: 'failed'; message: string; status?: 
 
 const editorStart = (consultation: Consultation, from?: Draft): EditorDraft => {
     const radiology = consultation.console === 'radiologist';
-    if (from)
+    if (from) {
+        const sections = toSections(from.sections);
+        const structured = sections !== null && Object.values(sections).some(value => value.trim());
+        // A radiology note is edited by section only: a draft the model did not split into
+        // sections (a summary, a plain report) goes into the findings, where it can be seen.
+        if (radiology && !structured)
+            return { text: from.text, sections: { ...toSections({}), findings: from.text }, fromDraftId: from.id };
         return {
             text: from.text,
-            sections: toSections(from.sections) ?? (radiology ? toSections({}) : null),
+            sections: structured ? sections : radiology ? toSections({}) : null,
             fromDraftId: from.id,
         };
+    }
     const note = consultation.note;
     if (note) return { text: note.text, sections: toSections(note.sections), fromDraftId: null };
     return { text: '', sections: radiology ? toSections({}) : null, fromDraftId: null };
@@ -206,7 +213,17 @@ const ConsultationPage = () => {
                             selected={evidence.key}
                             onSelectEvidence={showEvidence}
                             canUse={!signed}
-                            onUseDraft={draft => setEditor({ key: Date.now(), start: editorStart(consultation, draft) })}
+                            onUseDraft={draft => {
+                                setEditor({ key: Date.now(), start: editorStart(consultation, draft) });
+                                setNotice({
+                                    kind: 'success',
+                                    text:
+                                        draft.kind === 'report'
+                                            ? t('The note now starts from the report draft. Review it, then save or sign.')
+                                            : t('The note now starts from the summary. Review it, then save or sign.'),
+                                });
+                                document.getElementById('cons-note-heading')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+                            }}
                         />
                     </section>
 
