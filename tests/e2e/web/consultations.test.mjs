@@ -139,6 +139,9 @@ describe('the consultation record', () => {
         const rows = page.getByTestId('consultation-row');
         await waitFor(async () => (await rows.count()) === 20, 'a first page of 20');
         assert.match(await rows.first().textContent(), /Cardiology/, 'newest first');
+        // Without a title of the doctor's own, each is named by patient, console and time.
+        assert.ok(!(await page.getByTestId('consultations-list').textContent()).includes('Untitled'), 'no untitled row');
+        assert.match(await rows.first().getByRole('link').textContent(), /^Cardiology consultation · /);
         await assertAccessible(page, 'consultations list');
         await screenshot(page, 'consultations-list');
         await page.getByTestId('consultations-more').click();
@@ -162,6 +165,7 @@ describe('the consultation record', () => {
         await transcript.locator('[data-speaker="user"]').filter({ hasText: 'please review this chest X-ray' }).waitFor();
         await transcript.locator('[data-speaker="assistant"]').filter({ hasText: 'The lungs are clear' }).waitFor();
         assert.match(await page.getByTestId('patient-reference').textContent(), /MRN-0042/);
+        assert.match(await page.getByRole('heading', { level: 1 }).textContent(), /^Record MRN-0042 · Radiology consultation · /);
 
         // The live summary is here, and starting the note from it on a radiology consultation
         // puts its text where the sectioned editor shows it, and says so.

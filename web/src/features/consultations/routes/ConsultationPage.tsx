@@ -19,6 +19,7 @@ import { NoteEditor, toSections, type EditorDraft } from '../components/NoteEdit
 import { PatientReferenceEditor } from '../components/PatientReferenceEditor';
 import { SignedNote } from '../components/SignedNote';
 import { StateBadge, useConsoleName } from '../components/StateBadge';
+import { useConsultationTitle } from '../components/title';
 import { TranscriptView } from '../components/TranscriptView';
 import { formatDateTime, formatDuration } from '../format';
 
@@ -49,6 +50,7 @@ const editorStart = (consultation: Consultation, from?: Draft): EditorDraft => {
 const ConsultationPage = () => {
     const { t, i18n } = useTranslation('consultations');
     const consoleName = useConsoleName();
+    const titleOf = useConsultationTitle();
     const language = i18n.resolvedLanguage ?? 'en';
     const { id = '' } = useParams();
     const [load, setLoad] = useState<Load>({ state: 'loading' });
@@ -145,7 +147,7 @@ const ConsultationPage = () => {
             </nav>
             <header className="cons-header">
                 <div className="cons-title-row">
-                    <h1>{consultation.title || t('Untitled consultation')}</h1>
+                    <h1>{titleOf(consultation)}</h1>
                     <StateBadge state={consultation.state} />
                 </div>
                 <p className="cons-facts">

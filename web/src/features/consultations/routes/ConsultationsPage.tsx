@@ -17,6 +17,7 @@ import { consultationPath } from '@/config/paths';
 import { useRowWindow } from '@/lib/rowWindow';
 import { listConsultations, type ConsultationFilters, type ConsultationSummary } from '../api';
 import { StateBadge, useConsoleName } from '../components/StateBadge';
+import { useConsultationTitle } from '../components/title';
 import { formatDateTime, formatDuration } from '../format';
 
 import '../consultations.css';
@@ -31,6 +32,7 @@ const SEARCH_DELAY_MS = 300;
 const ConsultationsPage = () => {
     const { t, i18n } = useTranslation('consultations');
     const consoleName = useConsoleName();
+    const titleOf = useConsultationTitle();
     const language = i18n.resolvedLanguage ?? 'en';
     const [text, setText] = useState('');
     const [query, setQuery] = useState('');
@@ -156,7 +158,7 @@ const ConsultationsPage = () => {
                             <li key={item.id} className="cons-item card" data-testid="consultation-row">
                                 <div className="cons-item-head">
                                     <Link className="cons-item-title" to={consultationPath(item.id)}>
-                                        {item.title || t('Untitled consultation')}
+                                        {titleOf(item)}
                                     </Link>
                                     <StateBadge state={item.state} />
                                 </div>

@@ -21,6 +21,7 @@ import {
 import { usePatientReferenceText } from '../components/PatientReferenceEditor';
 import { SignedNote } from '../components/SignedNote';
 import { useConsoleName } from '../components/StateBadge';
+import { useConsultationTitle } from '../components/title';
 import { formatDateTime } from '../format';
 
 import '../consultations.css';
@@ -37,6 +38,7 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
     const { t, i18n } = useTranslation('consultations');
     const language = i18n.resolvedLanguage ?? 'en';
     const consoleName = useConsoleName();
+    const titleOf = useConsultationTitle();
     const describe = usePatientReferenceText();
     const [opened, setOpened] = useState<Opened | null>(null);
     const [downloading, setDownloading] = useState<'fhir' | 'pdf' | null>(null);
@@ -61,7 +63,7 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
         <li className="card cons-item" data-testid="signed-note-row">
             <details onToggle={event => (event.currentTarget.open ? void open() : undefined)}>
                 <summary className="cons-item-head">
-                    <span className="cons-item-title">{item.title || t('Untitled consultation')}</span>
+                    <span className="cons-item-title">{titleOf(item)}</span>
                     <span className="cons-muted">
                         {[
                             consoleName(item.console),
