@@ -335,6 +335,8 @@ class RecordingUpload(TenantBase):
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     mime_type: Mapped[str] = mapped_column(String(100), nullable=False)
+    # Who it is about (as a consultation's `patient_reference`); never sent to the AI model.
+    patient_reference: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     received_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
     state: Mapped[str] = mapped_column(String(16), nullable=False, default="receiving")
     # Set once the worker made the consultation (a retry after a failed draft does not make another).

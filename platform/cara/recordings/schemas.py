@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from cara.consultations.schemas import PatientReference
 from cara.kit.bodies import RequestBody
 
 RecordingState = Literal["receiving", "processing", "done", "failed"]
@@ -24,6 +25,9 @@ class RecordingCreate(RequestBody):
     recordedAt: datetime = Field(description="when the recording started")
     durationMs: int | None = Field(default=None, ge=0, le=12 * 3600 * 1000)
     mimeType: str = Field(max_length=100, description="audio/webm or audio/ogg (Opus)")
+    patientReference: PatientReference | None = Field(
+        default=None, description="who it is about, as for a live consultation; never sent to the AI model"
+    )
 
 
 class RecordingComplete(RequestBody):

@@ -146,6 +146,7 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
             recorded_at=recorded_at,
             duration_ms=body.durationMs,
             mime_type=body.mimeType.strip()[:100],
+            patient_reference=consultations.patient_reference_json(body.patientReference),
             received_bytes=0,
             state="receiving",
             attempts=0,
@@ -360,6 +361,7 @@ def _store_transcript(
         duration_seconds=max(seconds, prepared.seconds),
         model=get_settings().gemini_text_model,
         lines=lines,
+        patient_reference=upload.patient_reference,
     )
     upload.consultation_id = consultation_id
     repository.delete_parts(session, upload_id)

@@ -97,6 +97,21 @@ class TestProcess:
         listed = client.get("/api/consultations", headers=doctor).json()["items"]
         assert [(c["id"], c["source"]) for c in listed] == [(cid, "recorded")]
 
+    def test_the_patient_given_at_consent_is_the_consultations_and_never_the_models(
+        self, client: Any, doctor: dict[str, str], gemini: GeminiDouble, worker: Any
+    ) -> None:
+        reference = {"recordNumber": " KATH-20931 ", "name": "Yaa Asantewaa", "age": 61, "sex": "female"}
+        rid = send(client, doctor, webm_opus(6.0), patientReference=reference)
+        body = wait_state(client, doctor, rid, "done", "failed")
+        assert body["state"] == "done", body
+        consultation = client.get(f"/api/consultations/{body['consultationId']}", headers=doctor).json()
+        assert consultation["patientReference"] == {**reference, "recordNumber": "KATH-20931"}
+        asked = " ".join(request.text for request in gemini.generate_requests)
+        assert gemini.generate_requests and "KATH-20931" not in asked and "Asantewaa" not in asked
+        # Bad reference fields are refused before anything is stored.
+        bad = create(client, doctor, patientReference={"age": 400})
+        assert bad.status_code == 422, bad.text
+
     def test_speakers_from_the_model(
         self, client: Any, doctor: dict[str, str], gemini: GeminiDouble, worker: Any
     ) -> None:

@@ -52,6 +52,9 @@ describe('record now, process later', () => {
         await button(page, 'Record now, process later').click();
         const dialog = page.getByRole('dialog', { name: 'Patient consent' });
         await dialog.waitFor();
+        // The same optional patient reference as a live consultation's consent step.
+        await dialog.getByText('Add a patient reference (optional)').click();
+        await dialog.getByLabel('Record number').fill('KATH-20931');
         await button(dialog, 'The patient agrees: record').click();
         await waitForState(page, 'recording');
         await sleep(7000);
@@ -113,6 +116,15 @@ describe('record now, process later', () => {
             JSON.stringify(body),
         );
         await screenshot(page, 'capture-done');
+        // The first recording's consultation is filed under the patient given at its consent step.
+        const references = [];
+        for (const item of body.items) {
+            const consultation = await fetch(`${BASE_URL}/api/consultations/${item.consultationId}`, {
+                headers: { Authorization: `Bearer ${token}` },
+            });
+            references.push((await consultation.json()).patientReference?.recordNumber ?? null);
+        }
+        assert.deepEqual(references.sort(), ['KATH-20931', null].sort(), JSON.stringify(references));
 
         await page.getByTestId('capture-open').last().click();
         await page.getByTestId('consultation-page').waitFor();

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -112,6 +113,7 @@ def add_recorded(
     duration_seconds: float,
     model: str,
     lines: list[RecordedLine],
+    patient_reference: dict[str, Any] | None = None,
 ) -> uuid.UUID:
     """A consultation made from a recording (on the worker, in the caller's tenant session, not
     committed): ended, with its transcript lines, marked as recorded offline."""
@@ -128,6 +130,7 @@ def add_recorded(
             consent_at=consent_at,
             state="in_progress",
             source="recorded",
+            patient_reference=patient_reference,
         ),
     )
     repository.add_lines(

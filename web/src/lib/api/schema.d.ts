@@ -2876,6 +2876,8 @@ export interface components {
              * @description audio/webm or audio/ogg (Opus)
              */
             mimeType: string;
+            /** @description who it is about, as for a live consultation; never sent to the AI model */
+            patientReference?: components["schemas"]["PatientReference"] | null;
             /**
              * Recordedat
              * Format: date-time

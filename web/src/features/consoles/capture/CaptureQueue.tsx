@@ -13,6 +13,8 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Modal } from '@/components/ui/Modal';
 import { consultationPath } from '@/config/paths';
+import type { PatientReference } from '../consent/api';
+import { PatientReferenceFields, usePatientReferenceForm } from '../consent/PatientReferenceFields';
 import type { Capture } from './store';
 import { useCaptures } from './useCaptures';
 
@@ -26,11 +28,18 @@ const clock = (ms: number) => {
     return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 };
 
-const RecordConsent = ({ onConfirm, onCancel }: { onConfirm: () => void; onCancel: () => void }) => {
+const RecordConsent = ({
+    onConfirm,
+    onCancel,
+}: {
+    onConfirm: (patientReference: PatientReference | null) => void;
+    onCancel: () => void;
+}) => {
     const { t } = useTranslation('capture');
+    const reference = usePatientReferenceForm();
     const confirm = (event: FormEvent) => {
         event.preventDefault();
-        onConfirm();
+        onConfirm(reference.value());
     };
     return (
         <Modal title={t('Patient consent')} onClose={onCancel}>
@@ -45,6 +54,7 @@ const RecordConsent = ({ onConfirm, onCancel }: { onConfirm: () => void; onCance
                         'The recording stays on this device until it is sent. Once Cara has transcribed it, the audio is deleted.',
                     )}
                 </p>
+                <PatientReferenceFields form={reference.form} setForm={reference.setForm} />
                 <div className="sub-modal-footer">
                     <Button variant="secondary" onClick={onCancel}>
                         {t('Cancel')}
@@ -209,9 +219,9 @@ export const CaptureQueue = ({
             {asking && (
                 <RecordConsent
                     onCancel={() => setAsking(false)}
-                    onConfirm={() => {
+                    onConfirm={patientReference => {
                         setAsking(false);
-                        void captures.start(true);
+                        void captures.start(true, patientReference);
                     }}
                 />
             )}

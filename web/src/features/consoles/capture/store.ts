@@ -2,8 +2,11 @@
  * Recordings kept on this device until the server has them (IndexedDB, so
  * they survive a reload or a closed tab). A capture's audio is stored as the
  * recorder hands it over, each piece at its byte offset in the recording;
- * a piece is deleted only once the server acknowledged every byte of it.
+ * the pieces are deleted once the whole upload is complete (the server may
+ * delete an upload left unfinished, which is then sent again from them).
  */
+
+import type { PatientReference } from '../consent/api';
 
 export type CaptureState = 'recording' | 'queued' | 'uploading' | 'processing' | 'done' | 'failed';
 
@@ -26,6 +29,8 @@ export interface Capture {
     sentBytes: number;
     consultationId?: string;
     error?: string;
+    /** Who it is about, given at the consent step; sent with the upload, never to the AI model. */
+    patientReference?: PatientReference;
 }
 
 interface Piece {

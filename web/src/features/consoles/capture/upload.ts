@@ -45,6 +45,7 @@ const ensureUpload = async (capture: Capture): Promise<Recording> => {
             recordedAt: capture.recordedAt,
             durationMs: capture.durationMs,
             mimeType: capture.mimeType,
+            patientReference: capture.patientReference ?? null,
         },
     });
     if (data) return data;

@@ -7,6 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 
+import type { PatientReference } from '../consent/api';
 import { recordingMimeType, startRecording, type ActiveRecording } from './recorder';
 import {
     captureStorageAvailable,
@@ -170,7 +171,7 @@ export const useCaptures = (console: string) => {
 
     /** Starts recording; `consent`: the doctor confirmed the patient's consent in the dialog. */
     const start = useCallback(
-        async (consent: boolean) => {
+        async (consent: boolean, patientReference: PatientReference | null = null) => {
             const mimeType = recordingMimeType();
             if (!supported || !mimeType) {
                 setError(NOT_SUPPORTED);
@@ -189,6 +190,7 @@ export const useCaptures = (console: string) => {
                 recording: true,
                 state: 'recording',
                 sentBytes: 0,
+                ...(patientReference ? { patientReference } : {}),
             };
             try {
                 await saveCapture(capture);

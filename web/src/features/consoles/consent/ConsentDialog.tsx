@@ -12,9 +12,9 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
-import { SelectField, TextField } from '@/components/ui/Field';
 import { Modal } from '@/components/ui/Modal';
-import { openConsultation, type PatientReference } from './api';
+import { openConsultation } from './api';
+import { PatientReferenceFields, usePatientReferenceForm } from './PatientReferenceFields';
 
 import './consent.css';
 
@@ -31,33 +31,17 @@ export const ConsentDialog = ({
     const { t } = useTranslation('consultations');
     const [busy, setBusy] = useState(false);
     const [error, setError] = useState<string | null>(null);
-    const [reference, setReference] = useState({ recordNumber: '', name: '', age: '', sex: '' });
-
-    const patientReference = (): PatientReference | null => {
-        const value: PatientReference = {};
-        if (reference.recordNumber.trim()) value.recordNumber = reference.recordNumber.trim();
-        if (reference.name.trim()) value.name = reference.name.trim();
-        if (reference.age.trim()) value.age = Number(reference.age);
-        if (reference.sex) value.sex = reference.sex as PatientReference['sex'];
-        return Object.keys(value).length ? value : null;
-    };
+    const reference = usePatientReferenceForm();
 
     const confirm = async (event: FormEvent) => {
         event.preventDefault();
         setBusy(true);
         setError(null);
-        const result = await openConsultation(console, patientReference());
+        const result = await openConsultation(console, reference.value());
         setBusy(false);
         if (result.ok) onConsented(result.data.id);
         else setError(result.message);
     };
-
-    const field = (name: keyof typeof reference) => ({
-        value: reference[name],
-        onChange: (event: { target: { value: string } }) =>
-            setReference(current => ({ ...current, [name]: event.target.value })),
-        disabled: busy,
-    });
 
     return (
         <Modal title={t('Patient consent')} onClose={onCancel} closable={!busy}>
@@ -70,34 +54,7 @@ export const ConsentDialog = ({
                 <p className="consent-note">
                     {t('Your confirmation is recorded with your name and the time. Audio is never stored.')}
                 </p>
-                <details className="consent-reference">
-                    <summary>{t('Add a patient reference (optional)')}</summary>
-                    <p className="consent-note">
-                        {t("Used to find and file the note. It is never sent to the AI model.")}
-                    </p>
-                    <TextField label={t('Record number')} autoComplete="off" maxLength={64} {...field('recordNumber')} />
-                    <TextField label={t('Patient name')} autoComplete="off" maxLength={120} {...field('name')} />
-                    <div className="consent-row">
-                        <TextField
-                            label={t('Age')}
-                            type="number"
-                            min={0}
-                            max={130}
-                            inputMode="numeric"
-                            {...field('age')}
-                        />
-                        <SelectField
-                            label={t('Sex')}
-                            placeholder={t('Not given')}
-                            options={[
-                                { value: 'female', label: t('Female') },
-                                { value: 'male', label: t('Male') },
-                                { value: 'other', label: t('Other') },
-                            ]}
-                            {...field('sex')}
-                        />
-                    </div>
-                </details>
+                <PatientReferenceFields form={reference.form} setForm={reference.setForm} disabled={busy} />
                 {error && (
                     <Alert kind="error">
                         <p data-testid="consent-error">{t(error)}</p>
