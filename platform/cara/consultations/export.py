@@ -6,6 +6,16 @@ for radiology) whose attachment is the signed note, and the patient (the consult
 reference as the subject), the doctor and the clinic. Entry ids are derived from the consultation,
 and every time in either format is one of the note's own (the PDF's creation date is the signing
 time), so exporting twice gives the same bytes.
+
+The DocumentReference exported alone carries its patient, author and clinic as contained
+resources, so it loses nothing without the Bundle. Each version (the signature, then each
+addendum) has its own master identifier, the SHA-256 of its last signed entry, and replaces the
+one before it (`relatesTo`). Every signed entry's canonical JSON is attached as it was hashed,
+so a recipient recomputes the note's identifier from the exported bytes (docs/exports.md).
+
+The PDF is the clinic's letter: letterhead (facility, address, contact), the doctor's name and
+licence number, a signature line, times in the signer's time zone with the zone named, and
+right-to-left text (Arabic) shaped and set right-aligned.
 """
 
 from __future__ import annotations
@@ -13,11 +23,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import importlib.util
+import unicodedata
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fhir.resources.R4B.bundle import Bundle
 from fhir.resources.R4B.documentreference import DocumentReference
@@ -32,6 +45,9 @@ CONSULT_NOTE = ("11488-4", "Consult note")
 IMAGING_REPORT = ("18748-4", "Diagnostic imaging study")
 PATIENT_ID_SYSTEM = "urn:cara:patient-reference"
 NOTE_HASH_SYSTEM = "urn:cara:note-sha256"
+# A version of the note: the SHA-256 of its last signed entry (the signature, or an addendum).
+NOTE_VERSION_SYSTEM = "urn:cara:note-version-sha256"
+SIGNED_ENTRY_FORMAT = {"system": "urn:cara:format", "code": "signed-entry-canonical-json"}
 LICENSE_SYSTEM = "urn:cara:license-number"
 FHIR_MEDIA_TYPE = "application/fhir+json"
 _NS = uuid.UUID("6f1f3c52-3d0e-4f0b-9a55-2f6c1f0f6a11")
@@ -46,6 +62,8 @@ class Entry:
     author_name: str
     at: datetime
     sha256: str
+    # The JSON the SHA-256 was computed over (None where it can no longer be rebuilt).
+    canonical: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,9 @@ class SignedNote:
     clinic_name: str
     entries: list[Entry]
     license_number: str | None = None
+    clinic_address: str | None = None
+    clinic_contact: str | None = None
+    time_zone: str | None = None
 
     @property
     def signature(self) -> Entry:
@@ -130,38 +151,113 @@ def _practitioner(note: SignedNote) -> dict[str, Any]:
     return practitioner
 
 
-def document_reference(note: SignedNote) -> dict[str, Any]:
-    """The DocumentReference whose attachment is the signed note (with its addenda)."""
+def _organization(note: SignedNote) -> dict[str, Any]:
+    organization: dict[str, Any] = {"resourceType": "Organization", "name": note.clinic_name}
+    if note.clinic_address:
+        organization["address"] = [{"text": note.clinic_address}]
+    return organization
+
+
+def _patient_display(note: SignedNote) -> str | None:
+    ref = note.patient or {}
+    if ref.get("name"):
+        return str(ref["name"])
+    if ref.get("recordNumber"):
+        return f"Record {ref['recordNumber']}"
+    return None
+
+
+def _subject(note: SignedNote, reference: str) -> dict[str, Any]:
+    """The patient as a reference that also names them: the record number and a display."""
+    subject: dict[str, Any] = {"reference": reference}
+    ref = note.patient or {}
+    if ref.get("recordNumber"):
+        subject["identifier"] = {"system": PATIENT_ID_SYSTEM, "value": ref["recordNumber"]}
+    display = _patient_display(note)
+    if display:
+        subject["display"] = display
+    return subject
+
+
+def _attachment(data: bytes, content_type: str, title: str, creation: datetime) -> dict[str, Any]:
+    return {
+        "contentType": content_type,
+        "data": base64.b64encode(data).decode(),
+        "size": len(data),
+        # FHIR's attachment hash is the base64 of the SHA-1 of the data.
+        "hash": base64.b64encode(hashlib.sha1(data, usedforsecurity=False).digest()).decode(),
+        "title": title,
+        "creation": _instant(creation),
+    }
+
+
+def document_reference(note: SignedNote, *, standalone: bool = True) -> dict[str, Any]:
+    """The DocumentReference whose attachment is the signed note (with its addenda).
+
+    Alone (`standalone`), its patient, author and clinic are contained in it; inside the
+    document Bundle it refers to the Bundle's own entries instead."""
     body = note_text(note).encode()
-    signed = note.signature
+    signed, last = note.signature, note.entries[-1]
+
+    def ref(role: str) -> str:
+        return f"#{role}" if standalone else _urn(note, role)
+
+    content: list[dict[str, Any]] = [
+        {"attachment": _attachment(body, "text/plain; charset=utf-8", note.document_title, signed.at)}
+    ]
+    for entry in note.entries:
+        if entry.canonical is None:
+            continue
+        content.append(
+            {
+                "attachment": _attachment(
+                    entry.canonical.encode(),
+                    "application/json; charset=utf-8",
+                    f"Signed entry {entry.number}: canonical JSON, SHA-256 {entry.sha256}",
+                    entry.at,
+                ),
+                "format": SIGNED_ENTRY_FORMAT,
+            }
+        )
     resource: dict[str, Any] = {
         "resourceType": "DocumentReference",
+        "masterIdentifier": {"system": NOTE_VERSION_SYSTEM, "value": last.sha256},
         "identifier": [{"system": NOTE_HASH_SYSTEM, "value": signed.sha256}],
         "status": "current",
         "docStatus": "amended" if len(note.entries) > 1 else "final",
         "type": _type(note),
-        "date": _instant(signed.at),
-        "author": [{"reference": _urn(note, "practitioner"), "display": note.doctor_name}],
-        "authenticator": {"reference": _urn(note, "practitioner"), "display": signed.author_name},
-        "custodian": {"reference": _urn(note, "organization"), "display": note.clinic_name},
+        "date": _instant(last.at),
+        "author": [{"reference": ref("practitioner"), "display": note.doctor_name}],
+        "authenticator": {"reference": ref("practitioner"), "display": signed.author_name},
+        "custodian": {"reference": ref("organization"), "display": note.clinic_name},
         "description": note.document_title,
-        "content": [
-            {
-                "attachment": {
-                    "contentType": "text/plain; charset=utf-8",
-                    "data": base64.b64encode(body).decode(),
-                    "size": len(body),
-                    # FHIR's attachment hash is the base64 of the SHA-1 of the data.
-                    "hash": base64.b64encode(hashlib.sha1(body, usedforsecurity=False).digest()).decode(),
-                    "title": note.document_title,
-                    "creation": _instant(signed.at),
-                }
-            }
-        ],
+        "content": content,
         "context": {"period": {"start": _instant(note.started_at)}},
     }
-    if note.patient:
-        resource["subject"] = {"reference": _urn(note, "patient")}
+    if len(note.entries) > 1:
+        previous = note.entries[-2]
+        resource["relatesTo"] = [
+            {
+                "code": "replaces",
+                "target": {
+                    "identifier": {"system": NOTE_VERSION_SYSTEM, "value": previous.sha256},
+                    "display": "The note as signed"
+                    if previous.number == 1
+                    else f"Addendum {previous.number - 1}",
+                },
+            }
+        ]
+    patient = _patient(note)
+    if patient is not None:
+        resource["subject"] = _subject(note, ref("patient"))
+    if standalone:
+        contained = [
+            dict(_practitioner(note), id="practitioner"),
+            dict(_organization(note), id="organization"),
+        ]
+        if patient is not None:
+            contained.insert(0, dict(patient, id="patient"))
+        resource["contained"] = contained
     return DocumentReference.model_validate(resource).model_dump(
         mode="json", by_alias=True, exclude_none=True
     )
@@ -203,15 +299,15 @@ def document_bundle(note: SignedNote) -> dict[str, Any]:
     }
     patient = _patient(note)
     if patient is not None:
-        composition["subject"] = {"reference": _urn(note, "patient")}
+        composition["subject"] = _subject(note, _urn(note, "patient"))
     entries = [
         {"fullUrl": _urn(note, "composition"), "resource": composition},
         {"fullUrl": _urn(note, "practitioner"), "resource": _practitioner(note)},
+        {"fullUrl": _urn(note, "organization"), "resource": _organization(note)},
         {
-            "fullUrl": _urn(note, "organization"),
-            "resource": {"resourceType": "Organization", "name": note.clinic_name},
+            "fullUrl": _urn(note, "document-reference"),
+            "resource": document_reference(note, standalone=False),
         },
-        {"fullUrl": _urn(note, "document-reference"), "resource": document_reference(note)},
     ]
     if patient is not None:
         entries.insert(1, {"fullUrl": _urn(note, "patient"), "resource": patient})
@@ -226,6 +322,34 @@ def document_bundle(note: SignedNote) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ PDF
+
+# fpdf2 shapes and orders right-to-left text only with HarfBuzz (uharfbuzz, a requirement);
+# without it Arabic would print unjoined, so it is looked for rather than assumed.
+_SHAPING = importlib.util.find_spec("uharfbuzz") is not None
+
+
+def local_time(at: datetime, zone: str | None) -> str:
+    """A time as the signer read it: their zone's wall clock, with the zone named."""
+    if not zone:
+        return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    local = at.astimezone(ZoneInfo(zone))
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} (UTC{offset[:3]}:{offset[3:]}, {zone})"
+
+
+def _right_to_left(text: str) -> bool:
+    """Whether a paragraph reads right to left: its first strong character decides (Unicode bidi)."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
+
+
+def _needs_shaping(text: str) -> bool:
+    return any(unicodedata.bidirectional(c) in ("R", "AL", "AN") for c in text)
 
 
 class _NotePdf(FPDF):
@@ -258,29 +382,63 @@ class _NotePdf(FPDF):
         self.cell(
             0,
             5,
-            self.t(f"{self.note.clinic_name} · {self.note.document_title} · page {self.page_no()}"),
+            self.t(f"{self.note.clinic_name} · {self.note.document_title} · page {self.page_no()}/{{nb}}"),
             align="C",
         )
 
-    def heading(self, text: str, size: int = 11) -> None:
-        self.set_font(self.family, "B", size)
+    def write_paragraphs(self, text: str, *, size: int = 10, style: str = "", height: float = 5) -> None:
+        """Each paragraph in its own direction; only text that needs it goes through HarfBuzz
+        (shaping every line of a long Latin note costs seconds)."""
+        self.set_font(self.family, style, size)
         self.set_text_color(0)
-        self.multi_cell(0, 6, self.t(text), new_x="LMARGIN", new_y="NEXT")
+        for paragraph in text.split("\n"):
+            shaped = self.unicode and _SHAPING and _needs_shaping(paragraph)
+            self.set_text_shaping(shaped)
+            align = "R" if _right_to_left(paragraph) else "L"
+            self.multi_cell(0, height, self.t(paragraph) or " ", align=align, new_x="LMARGIN", new_y="NEXT")
+        self.set_text_shaping(False)
+
+    def heading(self, text: str, size: int = 11) -> None:
+        self.ln(1)
+        self.write_paragraphs(text, size=size, style="B", height=6)
 
     def body(self, text: str, size: int = 10) -> None:
-        self.set_font(self.family, "", size)
-        self.set_text_color(0)
-        self.multi_cell(0, 5, self.t(text), new_x="LMARGIN", new_y="NEXT")
+        self.write_paragraphs(text, size=size)
         self.ln(2)
+
+    def rule(self) -> None:
+        self.set_draw_color(120)
+        self.line(self.l_margin, self.get_y() + 1, self.w - self.r_margin, self.get_y() + 1)
+        self.ln(4)
+
+    def signature_block(self, note: SignedNote) -> None:
+        signed = note.signature
+        self.ln(8)
+        self.set_draw_color(0)
+        self.line(self.l_margin, self.get_y(), self.l_margin + 70, self.get_y())
+        self.ln(2)
+        self.write_paragraphs(signed.author_name, size=10, style="B")
+        lines = []
+        if note.license_number:
+            lines.append(f"Licence number {note.license_number}")
+        lines.append(f"Signed electronically on {local_time(signed.at, note.time_zone)}")
+        self.write_paragraphs("\n".join(lines), size=9)
+        self.ln(3)
 
 
 def pdf(note: SignedNote) -> bytes:
-    """The signed note on paper: clinic, doctor, date, the note, addenda, the AI-assistance statement."""
+    """The signed note on paper: letterhead, patient, doctor, the note, signature line, addenda,
+    the AI-assistance statement and the content hash."""
     signed = note.signature
+    zone = note.time_zone
     doc = _NotePdf(note)
     doc.add_page()
-    doc.heading(note.clinic_name, 14)
-    doc.heading(note.document_title, 12)
+    doc.write_paragraphs(note.clinic_name, size=15, style="B", height=7)
+    letterhead = "\n".join(v for v in (note.clinic_address, note.clinic_contact) if v)
+    if letterhead:
+        doc.write_paragraphs(letterhead, size=9, height=4.5)
+    doc.rule()
+    doc.heading(note.document_title, 13)
     ref = note.patient or {}
     patient = ", ".join(
         str(v)
@@ -294,18 +452,17 @@ def pdf(note: SignedNote) -> bytes:
     )
     lines = [
         f"Doctor: {note.doctor_name}" + (f", licence {note.license_number}" if note.license_number else ""),
-        f"Consultation: {note.started_at.strftime('%Y-%m-%d %H:%M')} UTC",
-        f"Signed: {signed.at.strftime('%Y-%m-%d %H:%M')} UTC by {signed.author_name}",
+        f"Consultation: {local_time(note.started_at, zone)}",
+        f"Signed: {local_time(signed.at, zone)} by {signed.author_name}",
     ]
     if patient:
         lines.insert(0, f"Patient: {patient}")
     doc.body("\n".join(lines), 9)
     doc.heading("Note")
     doc.body(signed.text)
+    doc.signature_block(note)
     for entry in note.entries[1:]:
-        doc.heading(
-            f"Addendum {entry.number - 1} — {entry.author_name}, {entry.at.strftime('%Y-%m-%d %H:%M')} UTC"
-        )
+        doc.heading(f"Addendum {entry.number - 1} — {entry.author_name}, {local_time(entry.at, zone)}")
         doc.body(entry.text)
     doc.heading("AI assistance", 9)
     doc.body(AI_STATEMENT, 9)

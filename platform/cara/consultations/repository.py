@@ -460,11 +460,6 @@ def account(session: Session, account_id: uuid.UUID) -> Account | None:
     return session.get(Account, account_id)
 
 
-def license_number(session: Session, account_id: uuid.UUID) -> str | None:
-    """The licence number on this doctor's profile in the tenant schema (None without one)."""
-    return session.scalar(select(DoctorProfile.license_number).where(DoctorProfile.account_id == account_id))
-
-
 @dataclass(frozen=True)
 class Signature:
     """What a consultation's signature shows, as fixed at signing (`shown`, None for a note
@@ -489,6 +484,15 @@ def signatures(session: Session, consultation_ids: Sequence[uuid.UUID]) -> dict[
 
 def hospital_name(session: Session, hospital_id: uuid.UUID) -> str | None:
     return session.scalar(select(Hospital.name).where(Hospital.id == hospital_id))
+
+
+def hospital(session: Session, hospital_id: uuid.UUID) -> Hospital | None:
+    return session.get(Hospital, hospital_id)
+
+
+def doctor_profile(session: Session, account_id: uuid.UUID) -> DoctorProfile | None:
+    """This doctor's profile in the tenant schema (None for an account without one)."""
+    return session.scalar(select(DoctorProfile).where(DoctorProfile.account_id == account_id))
 
 
 def expired_unsigned(

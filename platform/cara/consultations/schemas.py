@@ -172,6 +172,12 @@ class NoteSave(RequestBody):
 
 class NoteSign(RequestBody):
     version: StrictInt | None = Field(default=None, ge=1, description="or If-Match: the version being signed")
+    timeZone: str | None = Field(
+        default=None,
+        max_length=64,
+        description="IANA time zone the signer works in (e.g. Africa/Accra): the signed documents "
+        "show their times in it. UTC when absent.",
+    )
 
 
 class AddendumIn(RequestBody):

@@ -9,6 +9,7 @@ session) or the actor (a tenant session it opens) owns the transaction.
 """
 
 from cara.consultations.radiology import render_radiology
+from cara.consultations.service.canonical import content_hash
 from cara.consultations.service.exports import ExportFile, export_note, signed_note
 from cara.consultations.service.hospital import (
     hospital_export_note,
@@ -27,7 +28,7 @@ from cara.consultations.service.jobs import (
     store_draft,
 )
 from cara.consultations.service.listing import decode_cursor, encode_cursor, list_consultations, search_words
-from cara.consultations.service.notes import add_addendum, content_hash, parse_version, save_note, sign_note
+from cara.consultations.service.notes import add_addendum, parse_version, save_note, sign_note
 from cara.consultations.service.record import (
     DEFAULT_RETENTION_DAYS,
     MAX_PAGE_SIZE,

@@ -4,6 +4,7 @@ export is audited.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +13,10 @@ from sqlalchemy.orm import Session
 from cara.audit.service import record_tenant
 from cara.auth.principal import Principal
 from cara.consultations import export, renditions, repository
+from cara.consultations.service.canonical import canonical_content
 from cara.consultations.service.record import own_consultation
 from cara.kit.errors import Conflict
-from cara.models import Consultation
+from cara.models import Consultation, ConsultationNoteEntry
 
 # ------------------------------------------------------------------ exports
 
@@ -40,6 +42,7 @@ def signed_note(session: Session, consultation: Consultation) -> export.SignedNo
     if not entries:
         raise Conflict(NOT_SIGNED)
     shown = entries[0].shown
+    letterhead: dict[str, Any] = shown or {}
     if shown is not None:
         title, patient = shown["title"], shown["patientReference"]
         doctor_name, clinic_name = shown["signerName"], shown["clinicName"]
@@ -61,6 +64,10 @@ def signed_note(session: Session, consultation: Consultation) -> export.SignedNo
         doctor_name=doctor_name,
         clinic_name=clinic_name,
         license_number=license_number,
+        # Kept with signatures made since the letterhead was: older notes show none, in UTC.
+        clinic_address=letterhead.get("clinicAddress"),
+        clinic_contact=letterhead.get("clinicContact"),
+        time_zone=letterhead.get("timeZone"),
         entries=[
             export.Entry(
                 number=e.number,
@@ -69,10 +76,30 @@ def signed_note(session: Session, consultation: Consultation) -> export.SignedNo
                 author_name=e.author_name,
                 at=e.created_at,
                 sha256=e.content_sha256,
+                canonical=_verifiable(consultation, e),
             )
             for e in entries
         ],
     )
+
+
+def _verifiable(consultation: Consultation, entry: ConsultationNoteEntry) -> str | None:
+    """The entry's canonical JSON when it still hashes to the stored SHA-256 (always, unless the
+    author's id was cleared since), so a recipient can recompute the identifier from the export."""
+    if entry.author_account_id is None:
+        return None
+    canonical = canonical_content(
+        consultation.id,
+        entry.number,
+        entry.kind,
+        entry.text,
+        entry.sections,
+        entry.author_account_id,
+        entry.author_name,
+        entry.created_at,
+        entry.shown,
+    )
+    return canonical if hashlib.sha256(canonical.encode()).hexdigest() == entry.content_sha256 else None
 
 
 def export_file(

@@ -8,11 +8,9 @@ the clinic or of their licence changes new documents only; the exports read it f
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
-from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.orm import Session
 
@@ -28,6 +26,7 @@ from cara.consultations.schemas import (
     NoteSave,
     NoteSign,
 )
+from cara.consultations.service.canonical import content_hash
 from cara.consultations.service.exports import INDEPENDENT_PRACTICE
 from cara.consultations.service.record import note_out, own_consultation
 from cara.kit.errors import BadRequest, Conflict, NotFound, PayloadTooLarge, ValidationFailed
@@ -58,6 +57,7 @@ NOTE_TOO_LONG = (
     "or split it over two consultations."
 )
 NOTE_MISSING = "There is no note to sign yet."
+TIME_ZONE_UNKNOWN = "Unknown time zone: give an IANA name such as Africa/Accra."
 DRAFT_NOT_FOUND = "Draft not found."
 BAD_VERSION = "The If-Match header must be the note's version."
 
@@ -167,45 +167,6 @@ def parse_draft_id(value: str) -> uuid.UUID:
         raise NotFound(DRAFT_NOT_FOUND) from exc
 
 
-def content_hash(
-    consultation_id: uuid.UUID,
-    number: int,
-    kind: str,
-    text: str,
-    sections: dict[str, Any] | None,
-    author_id: uuid.UUID,
-    author_name: str,
-    at: datetime,
-    shown: dict[str, Any] | None = None,
-) -> str:
-    """SHA-256 of a signed entry's canonical JSON: what was signed, by whom, when.
-
-    A signature made since tenant revision t0009 also hashes `shown` (what its document shows),
-    so the identifier the exports carry covers the title, patient reference, signer and clinic
-    too. Without `shown` (addenda, and signatures made before) the canonical JSON is exactly the
-    one those entries were hashed with, so their stored hashes still verify.
-    """
-    content: dict[str, Any] = {
-        "consultation": str(consultation_id),
-        "number": number,
-        "kind": kind,
-        "text": text,
-        "sections": sections,
-        "author": str(author_id),
-        "authorName": author_name,
-        "at": at.astimezone(UTC).isoformat(),
-    }
-    if shown is not None:
-        content["shown"] = shown
-    canonical = json.dumps(
-        content,
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def _entry(
     session: Session,
     principal: Principal,
@@ -238,16 +199,48 @@ def _entry(
     )
 
 
-def _shown(session: Session, principal: Principal, consultation: Consultation) -> dict[str, Any]:
-    """What the signed document shows, as it is now: fixed with the signature."""
+def _time_zone(raw: str | None) -> str | None:
+    """The signer's IANA time zone, checked against the zone database; None when not given."""
+    if raw is None or not raw.strip():
+        return None
+    name = raw.strip()
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationFailed({"timeZone": TIME_ZONE_UNKNOWN}, message=TIME_ZONE_UNKNOWN) from exc
+    return name
+
+
+def _joined(*parts: str | None) -> str:
+    return ", ".join(p.strip() for p in parts if p and p.strip())
+
+
+def _shown(
+    session: Session, principal: Principal, consultation: Consultation, time_zone: str | None
+) -> dict[str, Any]:
+    """What the signed document shows, as it is now: fixed with the signature.
+
+    The letterhead is the hospital's (address, telephone, email); an independent doctor's is
+    their own practice: their region and country and their telephone and email."""
     account = principal.account
-    clinic = repository.hospital_name(session, account.hospital_id) if account.hospital_id else None
+    hospital = repository.hospital(session, account.hospital_id) if account.hospital_id else None
+    profile = repository.doctor_profile(session, account.id)
+    if hospital is not None:
+        clinic, address = hospital.name, _joined(hospital.address, hospital.state, hospital.country)
+        contact = " · ".join(v for v in (hospital.phone_number, hospital.email, hospital.website) if v)
+    else:
+        clinic = INDEPENDENT_PRACTICE
+        address = _joined(profile.state, profile.country) if profile else ""
+        contact = " · ".join(v for v in (account.phone_number, account.email) if v)
     shown: dict[str, Any] = {
         "title": consultation.title,
         "patientReference": consultation.patient_reference,
         "signerName": account.name,
-        "licenseNumber": repository.license_number(session, account.id) or None,
-        "clinicName": clinic or INDEPENDENT_PRACTICE,
+        "licenseNumber": (profile.license_number if profile else None) or None,
+        "clinicName": clinic,
+        "clinicAddress": address or None,
+        "clinicContact": contact or None,
+        "timeZone": time_zone,
     }
     return shown
 
@@ -256,6 +249,7 @@ def sign_note(
     session: Session, principal: Principal, consultation_id: object, body: NoteSign, if_match: str | None
 ) -> NoteOut:
     """Sign the note as it is at `version`: that version becomes immutable (name, time, hash)."""
+    time_zone = _time_zone(body.timeZone)
     consultation = own_consultation(session, principal, consultation_id, for_update=True)
     note = repository.note(session, consultation.id, for_update=True)
     if note is None:
@@ -276,7 +270,7 @@ def sign_note(
         note.text,
         note.sections,
         1,
-        shown=_shown(session, principal, consultation),
+        shown=_shown(session, principal, consultation, time_zone),
     )
     consultation.state = "signed"
     consultation.signed_at = entry.created_at

@@ -76,11 +76,20 @@ export const saveNote = (id: string, body: NoteBody) =>
         }),
     );
 
+/** The signer's own time zone goes with the signature: the signed documents show their times in it. */
+const signerTimeZone = (): string | undefined => {
+    try {
+        return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+    } catch {
+        return undefined;
+    }
+};
+
 export const signNote = (id: string, version: number) =>
     run(() =>
         api.POST('/api/consultations/{consultation_id}/note/sign', {
             params: { path: { consultation_id: id } },
-            body: { version },
+            body: { version, timeZone: signerTimeZone() },
         }),
     );
 
@@ -134,10 +143,10 @@ export const downloadSignedExport = async (id: string, format: 'fhir' | 'pdf'): 
 };
 
 /** A hospital's list of one of its doctors' signed notes, newest first. */
-export const listSignedNotes = (doctorId: string, cursor: string | null) =>
+export const listSignedNotes = (doctorId: string | null, cursor: string | null) =>
     run(() =>
         api.GET('/api/consultations/signed', {
-            params: { query: { doctorId, cursor: cursor ?? undefined } },
+            params: { query: { doctorId: doctorId ?? undefined, cursor: cursor ?? undefined } },
         }),
     );
 

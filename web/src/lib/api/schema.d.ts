@@ -2657,6 +2657,11 @@ export interface components {
         /** NoteSign */
         NoteSign: {
             /**
+             * Timezone
+             * @description IANA time zone the signer works in (e.g. Africa/Accra): the signed documents show their times in it. UTC when absent.
+             */
+            timeZone?: string | null;
+            /**
              * Version
              * @description or If-Match: the version being signed
              */
