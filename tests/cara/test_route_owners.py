@@ -32,6 +32,8 @@ OWNERS = {
     "/api/stripe": "cara.billing",
     "/api/subscription": "cara.billing",
     "/api/summarize": "cara.summaries",
+    # The note templates drafts are written in (the catalogue itself is the record's).
+    "/api/templates": "cara.summaries",
 }
 
 

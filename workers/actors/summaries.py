@@ -15,3 +15,16 @@ from workers.broker import broker
 )
 def generate(request_id: str) -> None:
     service.run_job(request_id, TenantTransactions)
+
+
+# Retried on a provider failure: nobody waits, and the job writes nothing until it succeeds.
+@dramatiq.actor(
+    broker=broker,
+    actor_name=service.NOTE_AT_END_ACTOR,
+    queue_name="summaries",
+    max_retries=3,
+    min_backoff=5_000,
+    time_limit=120_000,
+)
+def note_at_end(schema: str, doctor: str, consultation: str) -> None:
+    service.note_at_end(schema, doctor, consultation, TenantTransactions)

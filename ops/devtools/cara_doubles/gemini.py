@@ -344,8 +344,95 @@ def default_transcribe(request: GenerateRequest) -> str:
     return json.dumps({"lines": lines})
 
 
+# Words the double codes, so that proposed codes and their evidence show without a model: WHO
+# ICD-10 codes, and one that is not a code at all (the product must drop it, never show it).
+DOUBLE_CODES = (
+    ("tuberculosis", "A15.0"),
+    ("hypertension", "I10"),
+    ("blood pressure", "I10"),
+    ("diabetes", "E11.9"),
+    ("asthma", "J45.9"),
+    ("malaria", "B54"),
+    ("pneumonia", "J18.9"),
+    ("chest pain", "R07.4"),
+    ("cough", "R05"),
+    ("fever", "R50.9"),
+    ("headache", "R51"),
+)
+NOT_A_CODE = "Q99.999"
+_NUMBERED_LINE = re.compile(r"^\[(\d+)\]\s+([^:]+):\s*(.+)$")
+
+
+def _numbered_lines(request: GenerateRequest) -> list[tuple[int, str, str]]:
+    """The transcript lines the request sent with their ids: `[id] Speaker: text`."""
+    found = []
+    for line in request.text.splitlines():
+        match = _NUMBERED_LINE.match(line.strip())
+        if match:
+            found.append((int(match.group(1)), match.group(2).strip(), match.group(3).strip()))
+    return found
+
+
+def _sentence(line: tuple[int, str, str]) -> Json:
+    line_id, speaker, text = line
+    return {"text": f"{speaker} said: {text}", "lineIds": [line_id]}
+
+
+def draft_answer(request: GenerateRequest, schema: Json) -> str:
+    """A draft in the shape asked for (`responseJsonSchema`), built from the lines sent: each
+    sentence restates one line and cites its id. The lines are shared out over the sentence
+    lists in the schema's order; the last line is left out on purpose when there are three or
+    more, so that an omission shows. Codes come from `DOUBLE_CODES`, plus one that is not a
+    code. Deterministic: the same request gives the same answer."""
+    lines = [line for line in _numbered_lines(request) if line[1] != "Cara"] or _numbered_lines(request)
+    used = lines[:-1] if len(lines) >= 3 else lines
+    properties: Json = schema.get("properties") or {}
+    answer: Json = {}
+    if "sections" in properties:  # headed prose (a summary or report)
+        answer["sections"] = [
+            {
+                "heading": f"Summary ([Gemini double], {len(lines)} lines)",
+                "sentences": [_sentence(x) for x in used],
+            }
+        ]
+        return json.dumps(answer)
+    lists = [
+        key
+        for key, value in properties.items()
+        if isinstance(value, dict) and value.get("type") == "array" and key != "codes"
+    ]
+    for key in lists:
+        answer[key] = []
+    for index, line in enumerate(used):
+        if lists:
+            answer[lists[index * len(lists) // max(1, len(used))]].append(_sentence(line))
+    if "radsCategory" in properties:
+        rads = [x for x in used if "bi-rads" in x[2].lower()]
+        if rads:
+            answer["radsCategory"] = {"system": "BI-RADS", "category": "2", "lineIds": [rads[0][0]]}
+    if "codes" in properties:
+        codes: list[Json] = []
+        for word, code in DOUBLE_CODES:
+            ids = [x[0] for x in used if word in x[2].lower()]
+            if ids and all(c["code"] != code for c in codes):
+                codes.append({"code": code, "lineIds": ids})
+        codes.append({"code": NOT_A_CODE, "lineIds": [used[0][0]] if used else []})
+        answer["codes"] = codes
+    return json.dumps(answer)
+
+
+def _asked_schema(request: GenerateRequest) -> Json | None:
+    config = request.body.get("generationConfig") or {}
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    return schema if isinstance(schema, dict) else None
+
+
 def default_generate(request: GenerateRequest) -> str:
-    """A deterministic answer that shows what was asked (no model behind it)."""
+    """A deterministic answer that shows what was asked (no model behind it); JSON in the asked
+    shape when the request asks for JSON (a draft of a stored consultation)."""
+    schema = _asked_schema(request)
+    if schema is not None:
+        return draft_answer(request, schema)
     contents = request.body.get("contents") or []
     last = contents[-1] if contents else {}
     words = sum(len(str(p.get("text", "")).split()) for p in last.get("parts") or [])
@@ -730,6 +817,9 @@ def _declares(setup: Json, name: str) -> bool:
 
 
 def demo_generate(request: GenerateRequest) -> str:
+    schema = _asked_schema(request)
+    if schema is not None:
+        return draft_answer(request, schema)
     text = request.text
     lines = [line for line in text.splitlines() if line.strip()]
     return (

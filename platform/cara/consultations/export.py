@@ -43,6 +43,13 @@ AI_STATEMENT = (
 LOINC = "http://loinc.org"
 CONSULT_NOTE = ("11488-4", "Consult note")
 IMAGING_REPORT = ("18748-4", "Diagnostic imaging study")
+LOINC_TYPES = {
+    "11488-4": "Consult note",
+    "11506-3": "Progress note",
+    "34117-2": "History and physical note",
+    "18748-4": "Diagnostic imaging study",
+}
+ICD10_SYSTEM = "http://hl7.org/fhir/sid/icd-10"
 PATIENT_ID_SYSTEM = "urn:cara:patient-reference"
 NOTE_HASH_SYSTEM = "urn:cara:note-sha256"
 # A version of the note: the SHA-256 of its last signed entry (the signature, or an addendum).
@@ -80,6 +87,10 @@ class SignedNote:
     clinic_address: str | None = None
     clinic_contact: str | None = None
     time_zone: str | None = None
+    # Accepted WHO ICD-10 codes [{"code", "title"}] and the template {"id", "version", "title",
+    # "loinc"} fixed at signing.
+    codes: tuple[dict[str, Any], ...] = ()
+    template: dict[str, Any] | None = None
 
     @property
     def signature(self) -> Entry:
@@ -91,6 +102,9 @@ class SignedNote:
 
     @property
     def loinc(self) -> tuple[str, str]:
+        code = (self.template or {}).get("loinc")
+        if code in LOINC_TYPES:
+            return code, LOINC_TYPES[code]
         return IMAGING_REPORT if self.radiology else CONSULT_NOTE
 
     @property
@@ -263,6 +277,48 @@ def document_reference(note: SignedNote, *, standalone: bool = True) -> dict[str
     )
 
 
+def _code_line(code: dict[str, Any]) -> str:
+    return f"{code['code']} {code['title']}"
+
+
+def _condition(note: SignedNote, code: dict[str, Any]) -> dict[str, Any]:
+    """A diagnosis the doctor accepted and signed: a confirmed encounter diagnosis."""
+    condition: dict[str, Any] = {
+        "resourceType": "Condition",
+        "clinicalStatus": {
+            "coding": [
+                {"system": "http://terminology.hl7.org/CodeSystem/condition-clinical", "code": "active"}
+            ]
+        },
+        "verificationStatus": {
+            "coding": [
+                {"system": "http://terminology.hl7.org/CodeSystem/condition-ver-status", "code": "confirmed"}
+            ]
+        },
+        "category": [
+            {
+                "coding": [
+                    {
+                        "system": "http://terminology.hl7.org/CodeSystem/condition-category",
+                        "code": "encounter-diagnosis",
+                    }
+                ]
+            }
+        ],
+        "code": {
+            "coding": [{"system": ICD10_SYSTEM, "code": code["code"], "display": code["title"]}],
+            "text": code["title"],
+        },
+        "recordedDate": _instant(note.signature.at),
+        "recorder": {"reference": _urn(note, "practitioner"), "display": note.doctor_name},
+    }
+    if note.patient:
+        condition["subject"] = _subject(note, _urn(note, "patient"))
+    else:  # Condition.subject is required: the patient as the note shows them (no reference)
+        condition["subject"] = {"display": "Patient not identified on the note"}
+    return condition
+
+
 def document_bundle(note: SignedNote) -> dict[str, Any]:
     """The FHIR document: Composition first, then what it references."""
     signed = note.signature
@@ -275,6 +331,14 @@ def document_bundle(note: SignedNote) -> dict[str, Any]:
             {
                 "title": f"Addendum {entry.number - 1} — {entry.author_name}, {_instant(entry.at)}",
                 "text": {"status": "generated", "div": _div(entry.text)},
+            }
+        )
+    if note.codes:
+        sections.append(
+            {
+                "title": "Diagnoses (ICD-10)",
+                "entry": [{"reference": _urn(note, f"condition:{c['code']}")} for c in note.codes],
+                "text": {"status": "generated", "div": _div("\n".join(_code_line(c) for c in note.codes))},
             }
         )
     sections.append({"title": "AI assistance", "text": {"status": "generated", "div": _div(AI_STATEMENT)}})
@@ -309,6 +373,10 @@ def document_bundle(note: SignedNote) -> dict[str, Any]:
             "resource": document_reference(note, standalone=False),
         },
     ]
+    for code in note.codes:
+        entries.append(
+            {"fullUrl": _urn(note, f"condition:{code['code']}"), "resource": _condition(note, code)}
+        )
     if patient is not None:
         entries.insert(1, {"fullUrl": _urn(note, "patient"), "resource": patient})
     bundle = {
@@ -458,8 +526,12 @@ def pdf(note: SignedNote) -> bytes:
     if patient:
         lines.insert(0, f"Patient: {patient}")
     doc.body("\n".join(lines), 9)
-    doc.heading("Note")
+    template = note.template or {}
+    doc.heading(f"Note ({template['title']})" if template.get("title") else "Note")
     doc.body(signed.text)
+    if note.codes:
+        doc.heading("Diagnoses (ICD-10)", 10)
+        doc.body("\n".join(_code_line(c) for c in note.codes))
     doc.signature_block(note)
     for entry in note.entries[1:]:
         doc.heading(f"Addendum {entry.number - 1} — {entry.author_name}, {local_time(entry.at, zone)}")

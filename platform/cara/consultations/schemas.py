@@ -87,9 +87,18 @@ class EvidenceOut(BaseModel):
     lineIds: list[int]
 
 
+class CodeOut(BaseModel):
+    """A WHO ICD-10 code, with the transcript lines and draft sentences that support it."""
+
+    code: str
+    title: str
+    lineIds: list[int] = Field(default_factory=list)
+    sentences: list[str] = Field(default_factory=list)
+
+
 class DraftOut(BaseModel):
     id: uuid.UUID
-    kind: Literal["summary", "report"]
+    kind: Literal["summary", "report", "note"]
     focus: str | None
     text: str
     sections: dict[str, object] | None
@@ -97,6 +106,11 @@ class DraftOut(BaseModel):
     model: str
     promptVersion: str
     createdAt: datetime
+    templateId: str | None = Field(default=None, description="a note draft's template")
+    templateVersion: int | None = None
+    codes: list[CodeOut] = Field(
+        default_factory=list, description="ICD-10 codes proposed, each checked against the WHO list"
+    )
     label: str = "Draft — AI-assisted"
 
 
@@ -113,6 +127,7 @@ class NoteEntryOut(BaseModel):
 class NoteOut(BaseModel):
     text: str
     sections: dict[str, object] | None
+    codes: list[CodeOut] = Field(default_factory=list, description="accepted ICD-10 codes")
     version: int = Field(description="send it back as If-Match (or `version`) when saving")
     signed: bool
     sourceDraftId: uuid.UUID | None
@@ -142,6 +157,7 @@ class RecordSettingsIn(RequestBody):
 MAX_NOTE_CHARS = 100_000
 MAX_ADDENDUM_CHARS = 20_000
 MAX_ADDENDA = 20
+MAX_NOTE_CODES = 20
 
 
 class RadiologySectionsIn(RequestBody):
@@ -168,6 +184,11 @@ class NoteSave(RequestBody):
     sections: RadiologySectionsIn | None = None
     version: StrictInt | None = Field(default=None, ge=0)
     fromDraftId: str | None = Field(default=None, max_length=64)
+    codes: list[Annotated[str, Field(max_length=16)]] | None = Field(
+        default=None,
+        max_length=MAX_NOTE_CODES,
+        description="the WHO ICD-10 codes the doctor accepted (absent: unchanged; [] none)",
+    )
 
 
 class NoteSign(RequestBody):

@@ -240,6 +240,7 @@ class LiveRelay:
                     self.scope.account_id,
                     self.consultation_id,
                     self.reconnects,
+                    self.scope.schema,
                 )
             except Exception as exc:  # the lines are stored; only the end time is missing
                 log.warning("could not close the consultation", extra={"error": type(exc).__name__})

@@ -141,7 +141,7 @@ SPEAKERS = ("user", "assistant", "tool", "patient")
 CONSULTATION_SOURCES = ("live", "recorded")
 CONSULTATION_STATES = ("in_progress", "draft", "signed")
 CONSENT_BASES = ("doctor_confirmed", "tenant_policy")
-DRAFT_KINDS = ("summary", "report")
+DRAFT_KINDS = ("summary", "report", "note")
 NOTE_ENTRY_KINDS = ("signature", "addendum")
 
 
@@ -243,6 +243,11 @@ class ConsultationDraft(TenantBase):
     sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # [{"sentence": str, "lineIds": [int, ...]}]: which transcript lines each sentence came from.
     evidence: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list)
+    # A note draft's template (`cara.summaries.templates`) and the version it was written in.
+    template_id: Mapped[str | None] = mapped_column(String(64))
+    template_version: Mapped[int | None] = mapped_column(Integer)
+    # [{"code", "title", "lineIds"}]: ICD-10 codes proposed, each checked against the WHO list.
+    codes: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list, server_default="[]")
     model: Mapped[str] = mapped_column(String(200), nullable=False)
     prompt_version: Mapped[str] = mapped_column(String(50), nullable=False)
     created_at: Mapped[datetime] = created_at()
@@ -262,6 +267,8 @@ class ConsultationNote(TenantBase):
     sections: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # The draft it started from, if any (kept when the draft is deleted).
     source_draft_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    # [{"code", "title", "lineIds"}]: the ICD-10 codes the doctor accepted; fixed at signing.
+    codes: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, default=list, server_default="[]")
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 
 from cara.auth.dependencies import DbSession
-from cara.auth.principal import AnyPrincipal
-from cara.consultations.schemas import DraftOut
+from cara.auth.principal import AnyPrincipal, DoctorPrincipal
+from cara.consultations.schemas import CONSOLES, DraftOut
+from cara.consultations.service import note_templates as templates
+from cara.kit.errors import ValidationFailed
 from cara.kit.openapi import error_responses
 from cara.live.permission import check_assistant_permission
 from cara.plans.service import REPORT_DRAFTS
 from cara.summaries import service
-from cara.summaries.schemas import DRAFT_LABEL, SummarizeRequest, SummaryOut
+from cara.summaries.schemas import (
+    DRAFT_LABEL,
+    SummarizeRequest,
+    SummaryOut,
+    TemplateOut,
+    TemplateSectionOut,
+)
 
 router = APIRouter(tags=["assistant"])
 
@@ -29,6 +39,10 @@ def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSessio
     With `consultationId`, the worker drafts from that consultation's stored transcript and keeps
     the draft on it (another doctor's id is 404)."""
     check_assistant_permission(principal, "summary", needs=REPORT_DRAFTS if body.kind == "report" else None)
+    if body.kind == "note" and body.consultationId is None:
+        raise ValidationFailed(
+            {"consultationId": service.NOTE_NEEDS_CONSULTATION}, message=service.NOTE_NEEDS_CONSULTATION
+        )
     service.spend_draft(principal)
     job = service.job_for(body, session, principal)
     session.rollback()  # nothing held open while the worker runs
@@ -37,3 +51,37 @@ def summarize(body: SummarizeRequest, principal: AnyPrincipal, session: DbSessio
     if result.get("draft"):
         out.draft = DraftOut.model_validate(result["draft"])
     return out
+
+
+UNKNOWN_CONSOLE = "Unknown console."
+
+
+@router.get(
+    "/templates",
+    operation_id="listTemplates",
+    response_model=list[TemplateOut],
+    responses=error_responses(401, 403, 422),
+)
+def list_templates(
+    principal: DoctorPrincipal, console: Annotated[str, Query(max_length=40)]
+) -> list[TemplateOut]:
+    """The note templates offered in a console, the console's default first."""
+    if console not in CONSOLES:
+        raise ValidationFailed({"console": UNKNOWN_CONSOLE}, message=UNKNOWN_CONSOLE)
+    default = templates.default_for(console)
+    offered = sorted(templates.for_console(console), key=lambda t: t.id != default.id)
+    return [
+        TemplateOut(
+            id=t.id,
+            version=t.version,
+            title=t.title,
+            loinc=t.loinc,
+            structured=t.radiology,
+            default=t.id == default.id,
+            sections=[
+                TemplateSectionOut(key=s.key, heading=s.heading, instruction=s.instruction)
+                for s in t.sections
+            ],
+        )
+        for t in offered
+    ]

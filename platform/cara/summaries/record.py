@@ -8,15 +8,23 @@ as plain text without evidence. The patient reference is never part of the promp
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cara.consultations.service import RADIOLOGY_CONSOLE, SourceLine, render_radiology
+from cara.consultations.service import (
+    RADIOLOGY_CONSOLE,
+    NoteTemplate,
+    SourceLine,
+    lookup_code,
+    render_radiology,
+)
 
 SUMMARY_PROMPT_VERSION = "record-summary-v1"
+NOTE_PROMPT_VERSION = "record-note-v1"
 REPORT_PROMPT_VERSION = "record-report-v1"
 RADIOLOGY_PROMPT_VERSION = "record-radiology-v1"
 SPEAKERS = {"user": "Clinician", "assistant": "Cara", "tool": "Dose-constraint tool", "patient": "Patient"}
@@ -65,6 +73,22 @@ RADIOLOGY_SCHEMA: dict[str, Any] = {
     },
     "required": ["findings", "impression"],
 }
+CODES_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string"},
+            "lineIds": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["code", "lineIds"],
+    },
+}
+CODES_REQUEST = (
+    " In `codes`, propose the WHO ICD-10 codes (2019 edition, not ICD-10-CM) of the diagnoses and "
+    "problems the clinician states, each with the ids of the transcript lines that support it; "
+    "propose none that the transcript does not support."
+)
 
 
 @dataclass(frozen=True)
@@ -72,13 +96,19 @@ class RecordDraft:
     text: str
     sections: dict[str, Any] | None
     evidence: list[dict[str, Any]]
+    # [{"code", "title", "lineIds", "sentences"}]: WHO ICD-10 codes only, each with its evidence.
+    codes: tuple[dict[str, Any], ...] = ()
 
 
-def is_radiology(console: str, kind: str) -> bool:
+def is_radiology(console: str, kind: str, template: NoteTemplate | None = None) -> bool:
+    if kind == "note":
+        return template is not None and template.radiology
     return console == RADIOLOGY_CONSOLE and kind == "report"
 
 
-def prompt_version(console: str, kind: str) -> str:
+def prompt_version(console: str, kind: str, template: NoteTemplate | None = None) -> str:
+    if kind == "note":
+        return NOTE_PROMPT_VERSION
     if is_radiology(console, kind):
         return RADIOLOGY_PROMPT_VERSION
     return REPORT_PROMPT_VERSION if kind == "report" else SUMMARY_PROMPT_VERSION
@@ -92,12 +122,52 @@ def transcript_with_ids(lines: Sequence[SourceLine]) -> str:
     )
 
 
-def request_text(console: str, kind: str, focus: str | None) -> str:
-    cite = (
-        "Each line of the transcript starts with its id in square brackets. For every sentence you "
-        "write, give the ids of the transcript lines it is based on in `lineIds` (an empty list when "
-        "it rests on no line). Answer with JSON only."
+_CITE = (
+    "Each line of the transcript starts with its id in square brackets. For every sentence you "
+    "write, give the ids of the transcript lines it is based on in `lineIds` (an empty list when "
+    "it rests on no line). Answer with JSON only."
+)
+
+
+def note_request(template: NoteTemplate) -> str:
+    """The note in `template`: its sections in order, each with its instruction."""
+    if template.radiology:
+        return (
+            f"Write the radiology report of {template.modality} from the preceding conversation, as "
+            "the radiologist would sign it. Sections: "
+            + "; ".join(f"{s.key} ({s.instruction})" for s in template.sections)
+            + "; radsCategory only if the transcript supports one. Leave a section empty when the "
+            "transcript says nothing for it." + CODES_REQUEST + " " + _CITE
+        )
+    return (
+        f"Write the clinician's note of this visit in the template '{template.title}'. Put each "
+        "sentence under its section: "
+        + "; ".join(f"{s.key} = {s.heading}: {s.instruction}" for s in template.sections)
+        + ". Leave a section empty when the transcript says nothing for it."
+        + CODES_REQUEST
+        + " "
+        + _CITE
     )
+
+
+def note_schema(template: NoteTemplate) -> dict[str, Any]:
+    if template.radiology:
+        schema = copy.deepcopy(RADIOLOGY_SCHEMA)
+    else:
+        schema = {
+            "type": "object",
+            "properties": {s.key: {"type": "array", "items": _SENTENCE} for s in template.sections},
+            "required": [s.key for s in template.sections],
+        }
+    schema["properties"]["codes"] = CODES_SCHEMA
+    return schema
+
+
+def request_text(console: str, kind: str, focus: str | None, template: NoteTemplate | None = None) -> str:
+    cite = _CITE
+    if kind == "note":
+        assert template is not None
+        return note_request(template)
     if is_radiology(console, kind):
         return (
             "Generate a structured radiology report draft from the preceding conversation"
@@ -116,7 +186,10 @@ def request_text(console: str, kind: str, focus: str | None) -> str:
     return ask + " Write short headed sections. " + cite
 
 
-def response_schema(console: str, kind: str) -> dict[str, Any]:
+def response_schema(console: str, kind: str, template: NoteTemplate | None = None) -> dict[str, Any]:
+    if kind == "note":
+        assert template is not None
+        return note_schema(template)
     return RADIOLOGY_SCHEMA if is_radiology(console, kind) else PROSE_SCHEMA
 
 
@@ -142,7 +215,26 @@ def _strip_fence(answer: str) -> str:
     return match.group(1) if match else answer
 
 
-def parse(answer: str, console: str, kind: str, lines: Sequence[SourceLine]) -> RecordDraft:
+def _codes(value: Any, known: set[int], evidence: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The proposed codes that are WHO ICD-10 codes and rest on lines of this consultation; an
+    unknown, retired or unsupported code is dropped, never shown. Each is linked to the draft's
+    sentences that cite the same lines."""
+    kept: dict[str, dict[str, Any]] = {}
+    for item in value if isinstance(value, list) else []:
+        if not isinstance(item, dict):
+            continue
+        code = lookup_code(item.get("code"))
+        ids = sorted({i for i in item.get("lineIds") or [] if isinstance(i, int) and i in known})
+        if code is None or not ids or code.code in kept:
+            continue
+        sentences = [e["sentence"] for e in evidence if set(e["lineIds"]) & set(ids)]
+        kept[code.code] = {"code": code.code, "title": code.title, "lineIds": ids, "sentences": sentences}
+    return tuple(kept.values())
+
+
+def parse(
+    answer: str, console: str, kind: str, lines: Sequence[SourceLine], template: NoteTemplate | None = None
+) -> RecordDraft:
     """The draft from the model's answer; line ids that are not this consultation's are dropped."""
     known = {line.id for line in lines}
     try:
@@ -155,6 +247,12 @@ def parse(answer: str, console: str, kind: str, lines: Sequence[SourceLine]) -> 
             raise ValueError("empty answer")
         return RecordDraft(text=text, sections=None, evidence=[])
     evidence: list[dict[str, Any]] = []
+    if kind == "note" and template is not None:
+        if template.radiology:
+            draft = _radiology(data, known, evidence)
+        else:
+            draft = _templated(data, template, known, evidence)
+        return RecordDraft(draft.text, draft.sections, evidence, _codes(data.get("codes"), known, evidence))
     if is_radiology(console, kind):
         return _radiology(data, known, evidence)
     blocks: list[str] = []
@@ -165,6 +263,21 @@ def parse(answer: str, console: str, kind: str, lines: Sequence[SourceLine]) -> 
         body = " ".join(_sentences(section.get("sentences"), known, evidence))
         if body:
             blocks.append(f"{heading}\n{body}" if heading else body)
+    text = "\n\n".join(blocks).strip()
+    if not text:
+        raise ValueError("empty answer")
+    return RecordDraft(text=text, sections=None, evidence=evidence)
+
+
+def _templated(
+    data: dict[str, Any], template: NoteTemplate, known: set[int], evidence: list[dict[str, Any]]
+) -> RecordDraft:
+    """Headed prose in the template's order; a section the answer left empty is left out."""
+    blocks: list[str] = []
+    for section in template.sections:
+        body = " ".join(_sentences(data.get(section.key), known, evidence))
+        if body:
+            blocks.append(f"{section.heading}\n{body}")
     text = "\n\n".join(blocks).strip()
     if not text:
         raise ValueError("empty answer")

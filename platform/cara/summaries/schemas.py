@@ -36,8 +36,15 @@ class SummarizeRequest(BaseModel):
     transcript: str | list[TranscriptLineIn] | None = Field(
         default=None, description="the conversation: text, or [{speaker, text}] lines"
     )
-    kind: Literal["summary", "report"] = Field(
-        default="summary", description="a concise summary or a report draft"
+    kind: Literal["summary", "report", "note"] = Field(
+        default="summary",
+        description="a concise summary, a report draft, or the note itself in a template "
+        "(`note` needs `consultationId`)",
+    )
+    template: str | None = Field(
+        default=None,
+        max_length=64,
+        description="a note's template (GET /api/templates); the console's default when absent",
     )
     focus: str | None = Field(default=None, max_length=200, description="optional topic of the report draft")
     consultationId: str | None = Field(
@@ -47,7 +54,7 @@ class SummarizeRequest(BaseModel):
         "and keep the draft on it",
     )
 
-    _nul = field_validator("transcript", "focus", mode="before")(_no_nul)
+    _nul = field_validator("transcript", "focus", "template", mode="before")(_no_nul)
 
     @field_validator("transcript")
     @classmethod
@@ -61,8 +68,26 @@ class SummarizeRequest(BaseModel):
 
 class SummaryOut(BaseModel):
     summary: str
-    kind: Literal["summary", "report"]
+    kind: Literal["summary", "report", "note"]
     label: str = Field(default=DRAFT_LABEL, description="shown with the text until a clinician signs it off")
     draft: DraftOut | None = Field(
         default=None, description="the stored draft, when drafted from a consultation"
     )
+
+
+class TemplateSectionOut(BaseModel):
+    key: str
+    heading: str
+    instruction: str
+
+
+class TemplateOut(BaseModel):
+    """A note template: its sections in order, each with its instruction to the model."""
+
+    id: str
+    version: int
+    title: str
+    loinc: str = Field(description="the LOINC document type of a note written in it")
+    structured: bool = Field(description="fills the radiology report's structured sections")
+    default: bool = Field(description="the console's default: the note at the visit's end is written in it")
+    sections: list[TemplateSectionOut]

@@ -27,6 +27,7 @@ from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
 from cara.consultations.schemas import DraftOut
+from cara.consultations.service import note_templates as templates
 from cara.kit import gemini, throttle
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
 from cara.kit.jobs import send_now
@@ -38,6 +39,7 @@ from tenants.sessions import TenantTransactions
 log = logging.getLogger("cara.summaries")
 
 NO_CONVERSATION = "No conversation recorded yet."
+NOTE_NEEDS_CONSULTATION = "A note is written on a consultation: give its consultationId."
 TIMED_OUT = "Summary generation timed out. Please try again."
 UNAVAILABLE = "Service temporarily unavailable. Please try again shortly."
 # The spec's request texts (§7, generic console).
@@ -65,9 +67,16 @@ class SummaryJob:
     transcript: str
     # A draft of a stored consultation: the worker reads its lines and stores the draft on it.
     target: consultations.DraftTarget | None = None
+    # A note's template (`templates.BY_ID`).
+    template: str | None = None
 
     def to_json(self) -> str:
-        data: dict[str, Any] = {"kind": self.kind, "focus": self.focus, "transcript": self.transcript}
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "focus": self.focus,
+            "transcript": self.transcript,
+            "template": self.template,
+        }
         if self.target is not None:
             data["target"] = {
                 "schema": self.target.schema,
@@ -85,6 +94,7 @@ class SummaryJob:
             kind=str(data["kind"]),
             focus=data.get("focus"),
             transcript=str(data["transcript"]),
+            template=data.get("template"),
             target=consultations.DraftTarget(
                 schema=str(target["schema"]),
                 doctor_id=uuid.UUID(target["doctor"]),
@@ -132,12 +142,32 @@ def job_for(
             if not text:
                 raise
         else:
+            template = note_template(body.template, target.console) if body.kind == "note" else None
             return SummaryJob(
-                kind=body.kind, focus=focus if body.kind == "report" else None, transcript="", target=target
+                kind=body.kind,
+                focus=focus if body.kind == "report" else None,
+                transcript="",
+                target=target,
+                template=template.id if template else None,
             )
+    if body.kind == "note":
+        raise ValidationFailed({"consultationId": NOTE_NEEDS_CONSULTATION}, message=NOTE_NEEDS_CONSULTATION)
     if not text:
         raise ValidationFailed({"transcript": NO_CONVERSATION}, message=NO_CONVERSATION)
     return SummaryJob(kind=body.kind, focus=focus if body.kind == "report" else None, transcript=text)
+
+
+def note_template(template_id: str | None, console: str) -> templates.Template:
+    """The template a note is asked in: the one named (offered for this console), else the
+    console's default. 422 with the field for an unknown one."""
+    if template_id is None or not template_id.strip():
+        return templates.default_for(console)
+    template = templates.BY_ID.get(template_id.strip())
+    if template is None:
+        raise ValidationFailed({"template": templates.UNKNOWN_TEMPLATE}, message=templates.UNKNOWN_TEMPLATE)
+    if console not in template.consoles:
+        raise ValidationFailed({"template": templates.NOT_FOR_CONSOLE}, message=templates.NOT_FOR_CONSOLE)
+    return template
 
 
 def request_summary(job: SummaryJob) -> str:
@@ -265,6 +295,9 @@ def draft_from_record(
     lines = transactions.run(consultations.draft_source, target)
     if not lines:
         raise ValueError("no transcript")
+    template = templates.BY_ID.get(job.template or "") if job.kind == "note" else None
+    if job.kind == "note" and template is None:
+        template = templates.default_for(target.console)
     model = get_settings().gemini_text_model
     client = gemini.client()
     try:
@@ -278,7 +311,7 @@ def draft_from_record(
                         types.Part(
                             text=f"Transcript of the conversation:\n\n{record.transcript_with_ids(lines)}"
                         ),
-                        types.Part(text=record.request_text(target.console, job.kind, job.focus)),
+                        types.Part(text=record.request_text(target.console, job.kind, job.focus, template)),
                     ],
                 )
             ],
@@ -286,13 +319,13 @@ def draft_from_record(
                 system_instruction=system_instruction(),
                 temperature=0.2,
                 response_mime_type="application/json",
-                response_json_schema=record.response_schema(target.console, job.kind),
+                response_json_schema=record.response_schema(target.console, job.kind, template),
             ),
             purpose=job.kind,
         )
     finally:
         client.close()
-    parsed = record.parse(response.text or "", target.console, job.kind, lines)
+    parsed = record.parse(response.text or "", target.console, job.kind, lines, template)
     return transactions.run(
         consultations.store_draft,
         target,
@@ -303,6 +336,37 @@ def draft_from_record(
             sections=parsed.sections,
             evidence=parsed.evidence,
             model=model,
-            prompt_version=record.prompt_version(target.console, job.kind),
+            prompt_version=record.prompt_version(target.console, job.kind, template),
+            template_id=template.id if template else None,
+            template_version=template.version if template else None,
+            codes=list(parsed.codes),
         ),
     )
+
+
+# ------------------------------------------------------------------ the note at the visit's end
+
+NOTE_AT_END_ACTOR = consultations.NOTE_AT_END_ACTOR
+
+
+def note_at_end(
+    schema: str, doctor: str, consultation: str, transactions_for: Callable[[str], TenantTransactions]
+) -> DraftOut | None:
+    """Write the note of a visit that just ended, in the console's default template, and keep it
+    on the consultation (the worker's job; nobody waits for it). It spends from the doctor's
+    drafts allowance like any draft; past it, or when a note draft already exists, nothing is
+    written."""
+    transactions = transactions_for(schema)
+    target = transactions.run(
+        consultations.visit_end_target, schema, uuid.UUID(doctor), uuid.UUID(consultation)
+    )
+    if target is None:
+        return None
+    try:
+        throttle.hit("summaries", get_settings().rate_limit_summaries, doctor)
+    except CaraError:
+        log.info("note at visit end skipped: drafts allowance spent")
+        return None
+    template = templates.default_for(target.console)
+    job = SummaryJob(kind="note", focus=None, transcript="", target=target, template=template.id)
+    return draft_from_record(job, target, transactions)

@@ -8,6 +8,8 @@ Services never commit and never open a session of their own: the endpoint (the r
 session) or the actor (a tenant session it opens) owns the transaction.
 """
 
+from cara.consultations import templates as note_templates
+from cara.consultations.icd10 import lookup as lookup_code
 from cara.consultations.radiology import render_radiology
 from cara.consultations.service.canonical import content_hash
 from cara.consultations.service.exports import ExportFile, export_note, signed_note
@@ -26,6 +28,7 @@ from cara.consultations.service.jobs import (
     draft_source,
     draft_target,
     store_draft,
+    visit_end_target,
 )
 from cara.consultations.service.listing import decode_cursor, encode_cursor, list_consultations, search_words
 from cara.consultations.service.notes import add_addendum, parse_version, save_note, sign_note
@@ -49,6 +52,7 @@ from cara.consultations.service.record import (
     start_consultation,
 )
 from cara.consultations.service.transcript import (
+    NOTE_AT_END_ACTOR,
     RecordedLine,
     SpokenLine,
     add_assistant_lines,
@@ -57,11 +61,14 @@ from cara.consultations.service.transcript import (
     index_for_search,
     rejoin_live,
     store_lines,
+    wants_note_at_end,
 )
+from cara.consultations.templates import Template as NoteTemplate
 
 __all__ = [
     "DEFAULT_RETENTION_DAYS",
     "MAX_PAGE_SIZE",
+    "NOTE_AT_END_ACTOR",
     "NOT_FOUND",
     "PAGE_SIZE",
     "RADIOLOGY_CONSOLE",
@@ -69,6 +76,7 @@ __all__ = [
     "DraftTarget",
     "ExportFile",
     "NewDraft",
+    "NoteTemplate",
     "RecordPolicy",
     "RecordedLine",
     "SourceLine",
@@ -93,6 +101,8 @@ __all__ = [
     "hospital_signed_notes",
     "index_for_search",
     "list_consultations",
+    "lookup_code",
+    "note_templates",
     "open_for_live",
     "own_consultation",
     "parse_version",
@@ -110,4 +120,6 @@ __all__ = [
     "start_consultation",
     "store_draft",
     "store_lines",
+    "visit_end_target",
+    "wants_note_at_end",
 ]

@@ -68,6 +68,8 @@ def signed_note(session: Session, consultation: Consultation) -> export.SignedNo
         clinic_address=letterhead.get("clinicAddress"),
         clinic_contact=letterhead.get("clinicContact"),
         time_zone=letterhead.get("timeZone"),
+        codes=tuple(letterhead.get("codes") or ()),
+        template=letterhead.get("template"),
         entries=[
             export.Entry(
                 number=e.number,

@@ -6,7 +6,7 @@ scheduled retention of unsigned data.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +23,7 @@ from cara.consultations.service.record import (
     draft_out,
     own_consultation,
 )
+from cara.consultations.service.transcript import wants_note_at_end
 from cara.kit.errors import NotFound, ValidationFailed
 from cara.models import ConsultationDraft
 from cara.models.base import utcnow
@@ -59,6 +60,9 @@ class NewDraft:
     evidence: list[dict[str, Any]]
     model: str
     prompt_version: str
+    template_id: str | None = None
+    template_version: int | None = None
+    codes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def draft_target(session: Session, principal: Principal, consultation_id: object) -> DraftTarget:
@@ -72,6 +76,19 @@ def draft_target(session: Session, principal: Principal, consultation_id: object
         doctor_id=principal.id,
         consultation_id=consultation.id,
         console=consultation.console,
+    )
+
+
+def visit_end_target(
+    session: Session, schema: str, doctor_id: uuid.UUID, consultation_id: uuid.UUID
+) -> DraftTarget | None:
+    """Where the note written at a visit's end goes; None when it is no longer wanted (a note
+    draft was made meanwhile, the note was signed, the consultation is gone)."""
+    consultation = repository.doctor_consultation(session, doctor_id, consultation_id)
+    if consultation is None or not wants_note_at_end(session, doctor_id, consultation_id):
+        return None
+    return DraftTarget(
+        schema=schema, doctor_id=doctor_id, consultation_id=consultation.id, console=consultation.console
     )
 
 
@@ -105,6 +122,9 @@ def store_draft(session: Session, target: DraftTarget, draft: NewDraft) -> Draft
             evidence=draft.evidence,
             model=draft.model,
             prompt_version=draft.prompt_version,
+            template_id=draft.template_id,
+            template_version=draft.template_version,
+            codes=draft.codes,
         ),
     )
     if consultation.state == "in_progress":

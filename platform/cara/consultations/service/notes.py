@@ -17,6 +17,8 @@ from sqlalchemy.orm import Session
 from cara.audit.service import record_tenant
 from cara.auth.principal import Principal
 from cara.consultations import repository
+from cara.consultations import templates as note_templates
+from cara.consultations.icd10 import lookup as lookup_code
 from cara.consultations.radiology import render_radiology
 from cara.consultations.schemas import (
     MAX_ADDENDA,
@@ -58,6 +60,7 @@ NOTE_TOO_LONG = (
 )
 NOTE_MISSING = "There is no note to sign yet."
 TIME_ZONE_UNKNOWN = "Unknown time zone: give an IANA name such as Africa/Accra."
+CODE_UNKNOWN = "{code} is not a WHO ICD-10 code (2019 edition)."
 DRAFT_NOT_FOUND = "Draft not found."
 BAD_VERSION = "The If-Match header must be the note's version."
 
@@ -127,6 +130,7 @@ def save_note(
     text, sections = _note_content(body, draft)
     if len(text) > MAX_NOTE_CHARS:  # each section fits, but the note they make does not
         raise PayloadTooLarge(NOTE_TOO_LONG)
+    codes = _accepted_codes(session, consultation, body.codes) if body.codes is not None else None
     if note is None:
         if expected not in (None, 0):
             raise Conflict(NOTE_CHANGED)
@@ -137,6 +141,7 @@ def save_note(
                 text=text,
                 sections=sections,
                 source_draft_id=draft.id if draft else None,
+                codes=codes or [],
                 version=1,
             ),
         )
@@ -144,6 +149,8 @@ def save_note(
         if expected != note.version:
             raise Conflict(NOTE_CHANGED)
         note.text, note.sections = text, sections
+        if codes is not None:
+            note.codes = codes
         if draft is not None:
             note.source_draft_id = draft.id
         note.version += 1
@@ -158,6 +165,29 @@ def save_note(
         "consultation.note.save",
         {"version": note.version, **({"fromDraft": str(draft.id)} if draft else {})},
     )
+
+
+def _accepted_codes(session: Session, consultation: Consultation, raw: list[str]) -> list[dict[str, Any]]:
+    """The codes the doctor accepted, each a WHO ICD-10 code (else 422 naming it). A code one of
+    the consultation's drafts proposed keeps that draft's evidence; one the doctor added has none."""
+    proposed: dict[str, dict[str, Any]] = {}
+    for draft in repository.drafts(session, consultation.id):
+        for item in draft.codes or []:
+            proposed.setdefault(item["code"], item)
+    accepted: dict[str, dict[str, Any]] = {}
+    for value in raw:
+        code = lookup_code(value)
+        if code is None:
+            message = CODE_UNKNOWN.format(code=value.strip()[:16])
+            raise ValidationFailed({"codes": message}, message=message)
+        evidence = proposed.get(code.code, {})
+        accepted[code.code] = {
+            "code": code.code,
+            "title": code.title,
+            "lineIds": list(evidence.get("lineIds") or []),
+            "sentences": list(evidence.get("sentences") or []),
+        }
+    return list(accepted.values())
 
 
 def parse_draft_id(value: str) -> uuid.UUID:
@@ -216,7 +246,11 @@ def _joined(*parts: str | None) -> str:
 
 
 def _shown(
-    session: Session, principal: Principal, consultation: Consultation, time_zone: str | None
+    session: Session,
+    principal: Principal,
+    consultation: Consultation,
+    note: ConsultationNote,
+    time_zone: str | None,
 ) -> dict[str, Any]:
     """What the signed document shows, as it is now: fixed with the signature.
 
@@ -241,8 +275,28 @@ def _shown(
         "clinicAddress": address or None,
         "clinicContact": contact or None,
         "timeZone": time_zone,
+        "codes": [{"code": c["code"], "title": c["title"]} for c in note.codes or []],
+        "template": _template_of(session, consultation, note),
     }
     return shown
+
+
+def _template_of(
+    session: Session, consultation: Consultation, note: ConsultationNote
+) -> dict[str, Any] | None:
+    """The template (id, version, title, LOINC type) of the note draft the note started from."""
+    if note.source_draft_id is None:
+        return None
+    draft = repository.draft(session, consultation.id, note.source_draft_id)
+    if draft is None or draft.template_id is None:
+        return None
+    known = note_templates.BY_ID.get(draft.template_id)
+    return {
+        "id": draft.template_id,
+        "version": draft.template_version,
+        "title": known.title if known else draft.template_id,
+        "loinc": known.loinc if known else None,
+    }
 
 
 def sign_note(
@@ -270,7 +324,7 @@ def sign_note(
         note.text,
         note.sections,
         1,
-        shown=_shown(session, principal, consultation, time_zone),
+        shown=_shown(session, principal, consultation, note, time_zone),
     )
     consultation.state = "signed"
     consultation.signed_at = entry.created_at

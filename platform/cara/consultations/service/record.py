@@ -17,6 +17,7 @@ from cara.config import get_settings
 from cara.consultations import repository
 from cara.consultations.schemas import (
     CONSOLES,
+    CodeOut,
     ConsentOut,
     ConsultationChange,
     ConsultationCreate,
@@ -215,6 +216,9 @@ def draft_out(draft: ConsultationDraft) -> DraftOut:
         model=draft.model,
         promptVersion=draft.prompt_version,
         createdAt=draft.created_at,
+        templateId=draft.template_id,
+        templateVersion=draft.template_version,
+        codes=[CodeOut.model_validate(c) for c in draft.codes or []],
     )
 
 
@@ -225,6 +229,7 @@ def note_out(session: Session, note: ConsultationNote | None) -> NoteOut | None:
     return NoteOut(
         text=note.text,
         sections=note.sections,
+        codes=[CodeOut.model_validate(c) for c in note.codes or []],
         version=note.version,
         signed=bool(entries),
         sourceDraftId=note.source_draft_id,

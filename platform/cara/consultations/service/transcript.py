@@ -17,6 +17,7 @@ from cara.audit.service import record_tenant
 from cara.auth.principal import Principal
 from cara.consultations import repository
 from cara.consultations.service.record import open_for_live
+from cara.kit.jobs import enqueue_after_commit
 from cara.models import Consultation
 from cara.models.base import utcnow
 
@@ -52,11 +53,40 @@ def store_lines(session: Session, consultation_id: uuid.UUID, lines: Sequence[Sp
     index_for_search(session, consultation_id)
 
 
-def end_live(session: Session, doctor_id: uuid.UUID, consultation_id: uuid.UUID, reconnects: int) -> None:
-    """The live session is over: the end time and how often the link was re-established."""
+NOTE_AT_END_ACTOR = "summaries.note_at_end"
+
+
+def end_live(
+    session: Session,
+    doctor_id: uuid.UUID,
+    consultation_id: uuid.UUID,
+    reconnects: int,
+    tenant_schema: str | None = None,
+) -> None:
+    """The live session is over: the end time and how often the link was re-established; and,
+    with `tenant_schema`, the note is asked for (a worker job after commit: one row here)."""
     repository.end(session, doctor_id, consultation_id, reconnects)
     # Gathered after the end time is set, so the document is not behind it.
     index_for_search(session, consultation_id)
+    if tenant_schema is not None and wants_note_at_end(session, doctor_id, consultation_id):
+        enqueue_after_commit(
+            session,
+            NOTE_AT_END_ACTOR,
+            tenant=tenant_schema,
+            schema=tenant_schema,
+            doctor=str(doctor_id),
+            consultation=str(consultation_id),
+        )
+
+
+def wants_note_at_end(session: Session, doctor_id: uuid.UUID, consultation_id: uuid.UUID) -> bool:
+    """A visit that ended with something said, no note draft and no signature yet."""
+    consultation = repository.doctor_consultation(session, doctor_id, consultation_id)
+    if consultation is None or consultation.state == "signed":
+        return False
+    if repository.line_count(session, consultation_id) == 0:
+        return False
+    return not any(d.kind == "note" for d in repository.drafts(session, consultation_id))
 
 
 # ------------------------------------------------------------------ outside the live socket

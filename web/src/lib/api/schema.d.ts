@@ -1618,6 +1618,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Templates
+         * @description The note templates offered in a console, the console's default first.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1922,6 +1942,20 @@ export interface components {
              * @description Must be the signed-in account's own id
              */
             userId?: string | null;
+        };
+        /**
+         * CodeOut
+         * @description A WHO ICD-10 code, with the transcript lines and draft sentences that support it.
+         */
+        CodeOut: {
+            /** Code */
+            code: string;
+            /** Lineids */
+            lineIds?: number[];
+            /** Sentences */
+            sentences?: string[];
+            /** Title */
+            title: string;
         };
         /** ConfirmRequest */
         ConfirmRequest: {
@@ -2251,6 +2285,11 @@ export interface components {
         /** DraftOut */
         DraftOut: {
             /**
+             * Codes
+             * @description ICD-10 codes proposed, each checked against the WHO list
+             */
+            codes?: components["schemas"]["CodeOut"][];
+            /**
              * Createdat
              * Format: date-time
              */
@@ -2268,7 +2307,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "summary" | "report";
+            kind: "summary" | "report" | "note";
             /**
              * Label
              * @default Draft — AI-assisted
@@ -2282,6 +2321,13 @@ export interface components {
             sections: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Templateid
+             * @description a note draft's template
+             */
+            templateId?: string | null;
+            /** Templateversion */
+            templateVersion?: number | null;
             /** Text */
             text: string;
         };
@@ -2616,6 +2662,11 @@ export interface components {
         };
         /** NoteOut */
         NoteOut: {
+            /**
+             * Codes
+             * @description accepted ICD-10 codes
+             */
+            codes?: components["schemas"]["CodeOut"][];
             /** Entries */
             entries: components["schemas"]["NoteEntryOut"][];
             /** Sections */
@@ -2646,6 +2697,11 @@ export interface components {
          *     The version may also come as `If-Match`. A first save may start from a draft (`fromDraftId`).
          */
         NoteSave: {
+            /**
+             * Codes
+             * @description the WHO ICD-10 codes the doctor accepted (absent: unchanged; [] none)
+             */
+            codes?: string[] | null;
             /** Fromdraftid */
             fromDraftId?: string | null;
             sections?: components["schemas"]["RadiologySectionsIn"] | null;
@@ -3260,11 +3316,16 @@ export interface components {
             focus?: string | null;
             /**
              * Kind
-             * @description a concise summary or a report draft
+             * @description a concise summary, a report draft, or the note itself in a template (`note` needs `consultationId`)
              * @default summary
              * @enum {string}
              */
-            kind: "summary" | "report";
+            kind: "summary" | "report" | "note";
+            /**
+             * Template
+             * @description a note's template (GET /api/templates); the console's default when absent
+             */
+            template?: string | null;
             /**
              * Transcript
              * @description the conversation: text, or [{speaker, text}] lines
@@ -3279,7 +3340,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "summary" | "report";
+            kind: "summary" | "report" | "note";
             /**
              * Label
              * @description shown with the text until a clinician signs it off
@@ -3288,6 +3349,44 @@ export interface components {
             label: string;
             /** Summary */
             summary: string;
+        };
+        /**
+         * TemplateOut
+         * @description A note template: its sections in order, each with its instruction to the model.
+         */
+        TemplateOut: {
+            /**
+             * Default
+             * @description the console's default: the note at the visit's end is written in it
+             */
+            default: boolean;
+            /** Id */
+            id: string;
+            /**
+             * Loinc
+             * @description the LOINC document type of a note written in it
+             */
+            loinc: string;
+            /** Sections */
+            sections: components["schemas"]["TemplateSectionOut"][];
+            /**
+             * Structured
+             * @description fills the radiology report's structured sections
+             */
+            structured: boolean;
+            /** Title */
+            title: string;
+            /** Version */
+            version: number;
+        };
+        /** TemplateSectionOut */
+        TemplateSectionOut: {
+            /** Heading */
+            heading: string;
+            /** Instruction */
+            instruction: string;
+            /** Key */
+            key: string;
         };
         /** TranscriptLineIn */
         TranscriptLineIn: {
@@ -8913,6 +9012,55 @@ export interface operations {
             };
             /** @description Error */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query: {
+                console: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateOut"][];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
