@@ -109,7 +109,9 @@ describe('the consultation record', () => {
         assert.ok(stored.includes(consultationId), 'the consultation id is kept in the tab');
 
         await waitFor(async () => (await control('/sessions')).length, 'a Live session opened');
-        await serverSays({ serverContent: { inputTranscription: { text: 'Hey Cara, please review this chest X-ray.' } } });
+        await serverSays({
+            serverContent: { inputTranscription: { text: 'Hey Cara, please review this chest X-ray; two weeks of cough and fever.' } },
+        });
         await serverSays({ serverContent: { outputTranscription: { text: 'The lungs are clear; no pneumothorax.' } } });
         await serverSays({ serverContent: { turnComplete: true } });
         await serverSays({ serverContent: { inputTranscription: { text: 'Small nodule in the right upper lobe, 6 mm.' } } });
@@ -167,6 +169,23 @@ describe('the consultation record', () => {
         assert.match(await page.getByTestId('patient-reference').textContent(), /MRN-0042/);
         assert.match(await page.getByRole('heading', { level: 1 }).textContent(), /^Record MRN-0042 · Radiology consultation · /);
 
+        // The note was written when the visit ended, in the console's default template, each
+        // sentence citing its lines, with the ICD-10 codes the lines support (and no false code).
+        const written = page.getByTestId('draft').filter({ hasText: 'Note draft: Radiology report: CT' });
+        for (let tries = 0; tries < 20 && !(await written.count()); tries += 1) {
+            await page.waitForTimeout(2_000);
+            await page.reload();
+            await page.getByTestId('consultation-page').waitFor();
+        }
+        await written.waitFor();
+        await page.getByTestId('consultation-notice').filter({ hasText: 'Cara wrote this note from the visit.' }).waitFor();
+        assert.ok((await written.getByTestId('evidence-sentence').count()) > 0, 'the written note cites its lines');
+        const proposed = written.getByTestId('draft-codes');
+        await proposed.locator('[data-code="R05"]').waitFor();
+        await proposed.locator('[data-code="R50.9"]').waitFor();
+        assert.equal(await proposed.locator('[data-code="Q99.999"]').count(), 0, 'a code outside ICD-10 is never shown');
+        assert.match(await proposed.textContent(), /R05\s*Cough/);
+
         // The live summary is here, and starting the note from it on a radiology consultation
         // puts its text where the sectioned editor shows it, and says so.
         const live = page.getByTestId('draft').filter({ hasText: 'Summary' });
@@ -194,6 +213,10 @@ describe('the consultation record', () => {
         // A radiology draft is edited by section; a plain draft as one text.
         const structured = (await editor.getByLabel('Impression').count()) > 0;
         const field = structured ? editor.getByLabel('Impression') : editor.getByLabel('Note');
+        // The doctor accepts the two codes the note proposed; they are kept with the note.
+        const codes = editor.getByTestId('note-codes');
+        await codes.locator('[data-code="R05"] input').check();
+        await codes.locator('[data-code="R50.9"] input').check();
         await field.fill('Small nodule in the right upper lobe. Reviewed by the radiologist.');
         await page.getByTestId('note-save').click();
         await page.getByTestId('note-message').filter({ hasText: 'Note saved (version 1).' }).waitFor();
@@ -231,6 +254,9 @@ describe('the consultation record', () => {
         assert.match(await signed.getByTestId('signature').textContent(), new RegExp(`Signed by ${doctor.name}`));
         assert.match(await signed.getByTestId('signature-hash').first().textContent(), /^[0-9a-f]{64}$/);
         assert.equal(await page.getByTestId('note-editor').count(), 0, 'a signed note is read-only');
+        const signedCodes = signed.getByTestId('signed-codes');
+        await signedCodes.locator('[data-code="R05"]').waitFor();
+        await signedCodes.locator('[data-code="R50.9"]').waitFor();
         await page.getByTestId('consultation-page').and(page.locator('[data-state="signed"]')).waitFor();
         await assertAccessible(page, 'signed note');
         await screenshot(page, 'consultation-signed');
@@ -241,6 +267,13 @@ describe('the consultation record', () => {
         const bundle = JSON.parse(readFileSync(await fhir.path(), 'utf8'));
         assert.ok(['Bundle', 'DocumentReference'].includes(bundle.resourceType), bundle.resourceType);
         assert.match(JSON.stringify(bundle), /18748-4|11488-4/, 'a LOINC document type');
+        if (bundle.resourceType === 'Bundle') {
+            const coded = bundle.entry
+                .filter(entry => entry.resource.resourceType === 'Condition')
+                .map(entry => entry.resource.code.coding[0].code)
+                .sort();
+            assert.deepEqual(coded, ['R05', 'R50.9'], 'the accepted codes are Conditions');
+        }
         const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-pdf').click()]);
         assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString('latin1'), '%PDF-');
     });

@@ -23,6 +23,9 @@ export type NoteEntry = Note['entries'][number];
 export type NoteBody = Schemas['NoteSave'];
 export type SignedNoteSummary = Schemas['SignedNoteItem'];
 export type SignedNoteDetail = Schemas['SignedNoteDetail'];
+export type NoteTemplate = Schemas['TemplateOut'];
+export type DiagnosisCode = Schemas['CodeOut'];
+export type DraftKind = Draft['kind'];
 
 /** `from` / `to`: whole days (YYYY-MM-DD, UTC), both included. */
 export interface ConsultationFilters {
@@ -101,9 +104,16 @@ export const addAddendum = (id: string, text: string) =>
         }),
     );
 
-/** Asks the worker for a summary or report draft built from the stored transcript; it is kept on the consultation. */
-export const generateDraft = (id: string, kind: 'summary' | 'report') =>
-    run(() => api.POST('/api/summarize', { body: { consultationId: id, kind } }), DRAFT_FAILED);
+/**
+ * Asks the worker for a summary, a report draft or the note itself (in `template`, the
+ * console's default when absent), built from the stored transcript; it is kept on the consultation.
+ */
+export const generateDraft = (id: string, kind: DraftKind, template?: string) =>
+    run(() => api.POST('/api/summarize', { body: { consultationId: id, kind, template } }), DRAFT_FAILED);
+
+/** The note templates a console offers, its default first. */
+export const listTemplates = (console: string) =>
+    run(() => api.GET('/api/templates', { params: { query: { console } } }));
 
 /** Hands a downloaded export to the browser as a file. */
 const save = (result: Result<Blob>, id: string, format: 'fhir' | 'pdf'): Result<null> => {

@@ -1,15 +1,17 @@
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/Button';
-import type { Draft } from '../api';
+import type { Draft, NoteTemplate } from '../api';
 import { formatDateTime } from '../format';
+import { CodeList } from './CodeList';
 import { RADIOLOGY_SECTIONS, SECTION_LABELS, sectionText } from './sections';
 
 /**
- * The summaries and report drafts generated for this consultation, newest
- * first, each with the model, prompt version and time it came from. When the
- * model said which transcript lines a sentence came from, the sentence is a
- * button that highlights those lines.
+ * The summaries, report drafts and notes generated for this consultation,
+ * newest first, each with the model, prompt version and time it came from (a
+ * note with its template). When the model said which transcript lines a
+ * sentence came from, the sentence is a button that highlights those lines;
+ * the ICD-10 codes a note proposes show the lines they rest on the same way.
  */
 export const DraftsView = ({
     drafts,
@@ -17,6 +19,7 @@ export const DraftsView = ({
     onSelectEvidence,
     onUseDraft,
     canUse,
+    templates = [],
 }: {
     drafts: readonly Draft[];
     /** `${draftId}:${index}` of the sentence whose lines are highlighted. */
@@ -24,6 +27,7 @@ export const DraftsView = ({
     onSelectEvidence: (key: string | null, lineIds: readonly number[]) => void;
     onUseDraft: (draft: Draft) => void;
     canUse: boolean;
+    templates?: readonly NoteTemplate[];
 }) => {
     const { t, i18n } = useTranslation('consultations');
     const language = i18n.resolvedLanguage ?? 'en';
@@ -36,7 +40,18 @@ export const DraftsView = ({
                 return (
                     <li key={draft.id} className="cons-draft" data-testid="draft" data-kind={draft.kind}>
                         <div className="cons-draft-head">
-                            <strong>{draft.kind === 'report' ? t('Report draft') : t('Summary')}</strong>
+                            <strong>
+                                {draft.kind === 'note'
+                                    ? t('Note draft: {{template}}', {
+                                          template:
+                                              templates.find(item => item.id === draft.templateId)?.title ??
+                                              draft.templateId ??
+                                              '',
+                                      })
+                                    : draft.kind === 'report'
+                                      ? t('Report draft')
+                                      : t('Summary')}
+                            </strong>
                             <span className="cons-ai-label">{t('Draft — AI-assisted')}</span>
                         </div>
                         <p className="cons-draft-meta">
@@ -84,6 +99,16 @@ export const DraftsView = ({
                             <p className="cons-draft-text" dir="auto">
                                 {draft.text}
                             </p>
+                        )}
+                        {(draft.codes ?? []).length > 0 && (
+                            <div className="cons-draft-codes">
+                                <h3>{t('Proposed codes (ICD-10)')}</h3>
+                                <CodeList
+                                    codes={draft.codes ?? []}
+                                    testId="draft-codes"
+                                    onShowEvidence={lines => onSelectEvidence(`${draft.id}:codes`, lines)}
+                                />
+                            </div>
                         )}
                         {canUse && (
                             <Button variant="secondary" onClick={() => onUseDraft(draft)} data-testid="use-draft">

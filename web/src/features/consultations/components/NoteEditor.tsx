@@ -5,7 +5,8 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { TextAreaField } from '@/components/ui/Field';
 import { Modal } from '@/components/ui/Modal';
-import { saveNote, signNote, type Consultation, type NoteBody } from '../api';
+import { saveNote, signNote, type Consultation, type DiagnosisCode, type NoteBody } from '../api';
+import { CodeList } from './CodeList';
 import { RADIOLOGY_SECTIONS, SECTION_LABELS, sectionsForServer, sectionText } from './sections';
 
 /**
@@ -23,6 +24,14 @@ export interface EditorDraft {
     fromDraftId?: string | null;
 }
 
+/** Every code a draft of this consultation proposed, and those already accepted, once each. */
+export const codesOnOffer = (consultation: Consultation): DiagnosisCode[] => {
+    const seen = new Map<string, DiagnosisCode>();
+    for (const code of consultation.note?.codes ?? []) seen.set(code.code, code);
+    for (const draft of consultation.drafts) for (const code of draft.codes ?? []) if (!seen.has(code.code)) seen.set(code.code, code);
+    return [...seen.values()];
+};
+
 /** A draft's or note's sections as editor text (null when it has none). */
 export const toSections = (value: unknown): Record<string, string> | null => {
     if (!value || typeof value !== 'object') return null;
@@ -34,11 +43,13 @@ export const NoteEditor = ({
     consultation,
     initial,
     reload,
+    onShowEvidence,
 }: {
     consultation: Consultation;
     initial: EditorDraft;
     /** Reads the consultation again (after a save, a sign or a conflict); null when that failed. */
     reload: () => Promise<Consultation | null>;
+    onShowEvidence?: (lineIds: readonly number[]) => void;
 }) => {
     const { t } = useTranslation('consultations');
     const [draft, setDraft] = useState<EditorDraft>(initial);
@@ -50,11 +61,16 @@ export const NoteEditor = ({
     const [signing, setSigning] = useState(false);
     const [dirty, setDirty] = useState(!consultation.note && Boolean(initial.fromDraftId));
     const structured = draft.sections !== null;
+    const offered = codesOnOffer(consultation);
+    const [accepted, setAccepted] = useState<ReadonlySet<string>>(
+        () => new Set((consultation.note?.codes ?? []).map(code => code.code)),
+    );
 
     const body = (baseVersion: number): NoteBody => ({
         ...(structured ? { sections: sectionsForServer(draft.sections ?? {}) } : { text: draft.text }),
         version: baseVersion,
         fromDraftId: baseVersion === 0 ? (draft.fromDraftId ?? null) : null,
+        codes: offered.filter(code => accepted.has(code.code)).map(code => code.code),
     });
 
     /** The new version, or null when the save failed (the message says why). */
@@ -132,6 +148,27 @@ export const NoteEditor = ({
                     onChange={event => edit({ text: event.target.value })}
                     data-testid="note-text"
                 />
+            )}
+            {offered.length > 0 && (
+                <fieldset className="cons-note-codes">
+                    <legend>{t('Diagnoses (ICD-10)')}</legend>
+                    <p className="cons-muted">{t('Tick each code to keep with the note; unticked codes are left out.')}</p>
+                    <CodeList
+                        codes={offered}
+                        accepted={accepted}
+                        testId="note-codes"
+                        onShowEvidence={onShowEvidence}
+                        onToggle={code => {
+                            setAccepted(current => {
+                                const next = new Set(current);
+                                if (next.has(code)) next.delete(code);
+                                else next.add(code);
+                                return next;
+                            });
+                            setDirty(true);
+                        }}
+                    />
+                </fieldset>
             )}
             {message && (
                 <Alert kind={message.kind} onClose={() => setMessage(null)}>

@@ -4,8 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { TextAreaField } from '@/components/ui/Field';
-import { addAddendum, type NoteEntry } from '../api';
+import { addAddendum, type DiagnosisCode, type NoteEntry } from '../api';
 import { formatDateTime } from '../format';
+import { CodeList } from './CodeList';
 
 /**
  * A signed note, read-only: the signed text, who signed it, when, and the
@@ -17,9 +18,12 @@ export const SignedNote = ({
     entries,
     onChanged,
     readOnly = false,
+    codes = [],
 }: {
     consultation: { id: string };
     entries: readonly NoteEntry[];
+    /** The ICD-10 codes signed with the note. */
+    codes?: readonly DiagnosisCode[];
     /** An addendum was added. */
     onChanged?: () => void;
     readOnly?: boolean;
@@ -65,6 +69,12 @@ export const SignedNote = ({
                     </p>
                 </article>
             ))}
+            {codes.length > 0 && (
+                <section className="cons-signed-codes">
+                    <h3>{t('Diagnoses (ICD-10)')}</h3>
+                    <CodeList codes={codes} testId="signed-codes" />
+                </section>
+            )}
             {!readOnly && (
                 <div className="cons-addendum">
                     <TextAreaField

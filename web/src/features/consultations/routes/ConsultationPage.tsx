@@ -13,9 +13,18 @@ import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Spinner } from '@/components/ui/Spinner';
 import { paths } from '@/config/paths';
-import { downloadExport, generateDraft, getConsultation, type Consultation, type Draft } from '../api';
+import {
+    downloadExport,
+    generateDraft,
+    getConsultation,
+    type Consultation,
+    type Draft,
+    type DraftKind,
+    type NoteTemplate,
+} from '../api';
 import { DraftsView } from '../components/DraftsView';
 import { NoteEditor, toSections, type EditorDraft } from '../components/NoteEditor';
+import { NoteTemplatePicker } from '../components/NoteTemplatePicker';
 import { PatientReferenceEditor } from '../components/PatientReferenceEditor';
 import { SignedNote } from '../components/SignedNote';
 import { StateBadge, useConsoleName } from '../components/StateBadge';
@@ -44,6 +53,9 @@ const editorStart = (consultation: Consultation, from?: Draft): EditorDraft => {
     }
     const note = consultation.note;
     if (note) return { text: note.text, sections: toSections(note.sections), fromDraftId: null };
+    // Nothing saved yet: the note Cara wrote (at the visit's end, or when asked) is the start.
+    const written = consultation.drafts.find(draft => draft.kind === 'note');
+    if (written) return editorStart(consultation, written);
     return { text: '', sections: radiology ? toSections({}) : null, fromDraftId: null };
 };
 
@@ -57,7 +69,8 @@ const ConsultationPage = () => {
     const [consultation, setConsultation] = useState<Consultation | null>(null);
     const [editor, setEditor] = useState<{ key: number; start: EditorDraft } | null>(null);
     const [evidence, setEvidence] = useState<{ key: string | null; lines: Set<number> }>({ key: null, lines: new Set() });
-    const [generating, setGenerating] = useState<'summary' | 'report' | null>(null);
+    const [generating, setGenerating] = useState<DraftKind | null>(null);
+    const [templates, setTemplates] = useState<readonly NoteTemplate[]>([]);
     const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
     const [downloading, setDownloading] = useState<'fhir' | 'pdf' | null>(null);
 
@@ -75,9 +88,12 @@ const ConsultationPage = () => {
     useEffect(() => {
         setLoad({ state: 'loading' });
         void fetchOne().then(found => {
-            if (found) setEditor({ key: Date.now(), start: editorStart(found) });
+            if (!found) return;
+            setEditor({ key: Date.now(), start: editorStart(found) });
+            if (!found.note && found.state !== 'signed' && found.drafts.some(draft => draft.kind === 'note'))
+                setNotice({ kind: 'success', text: t('Cara wrote this note from the visit. Review it, then save or sign.') });
         });
-    }, [fetchOne]);
+    }, [fetchOne, t]);
 
     // Signing closes the chapter: a notice about the drafts no longer applies.
     const isSigned = consultation?.state === 'signed' || Boolean(consultation?.note?.signed);
@@ -90,17 +106,25 @@ const ConsultationPage = () => {
         if (lines.length) document.getElementById(`line-${lines[0]}`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
     };
 
-    const generate = async (kind: 'summary' | 'report') => {
+    const generate = async (kind: DraftKind, template?: NoteTemplate) => {
         setGenerating(kind);
         setNotice(null);
-        const result = await generateDraft(id, kind);
+        const result = await generateDraft(id, kind, template?.id);
         setGenerating(null);
         if (!result.ok) {
             setNotice({ kind: 'error', text: t(result.message) });
             return;
         }
         const next = await fetchOne();
-        setNotice({ kind: 'success', text: kind === 'report' ? t('Report draft ready.') : t('Summary ready.') });
+        setNotice({
+            kind: 'success',
+            text:
+                kind === 'note'
+                    ? t('The note is written in {{template}}. Review it, then save or sign.', { template: template?.title ?? '' })
+                    : kind === 'report'
+                      ? t('Report draft ready.')
+                      : t('Summary ready.'),
+        });
         // A note nobody saved yet starts from the new draft.
         if (next && !next.note) {
             const newest = next.drafts.find(draft => draft.id === result.data.draft?.id) ?? next.drafts[0];
@@ -182,6 +206,15 @@ const ConsultationPage = () => {
                 <div className="cons-side">
                     <section className="card cons-panel" aria-labelledby="cons-drafts-heading">
                         <h2 id="cons-drafts-heading">{t('Drafts')}</h2>
+                        {!signed && (
+                            <NoteTemplatePicker
+                                console={consultation.console}
+                                busy={generating === 'note'}
+                                disabled={busy || !consultation.lineCount}
+                                onWrite={template => void generate('note', template)}
+                                onLoaded={setTemplates}
+                            />
+                        )}
                         <div className="cons-actions">
                             <Button
                                 variant="secondary"
@@ -215,14 +248,17 @@ const ConsultationPage = () => {
                             selected={evidence.key}
                             onSelectEvidence={showEvidence}
                             canUse={!signed}
+                            templates={templates}
                             onUseDraft={draft => {
                                 setEditor({ key: Date.now(), start: editorStart(consultation, draft) });
                                 setNotice({
                                     kind: 'success',
                                     text:
-                                        draft.kind === 'report'
-                                            ? t('The note now starts from the report draft. Review it, then save or sign.')
-                                            : t('The note now starts from the summary. Review it, then save or sign.'),
+                                        draft.kind === 'note'
+                                            ? t('The note now starts from the note Cara wrote. Review it, then save or sign.')
+                                            : draft.kind === 'report'
+                                              ? t('The note now starts from the report draft. Review it, then save or sign.')
+                                              : t('The note now starts from the summary. Review it, then save or sign.'),
                                 });
                                 document.getElementById('cons-note-heading')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
                             }}
@@ -233,7 +269,12 @@ const ConsultationPage = () => {
                         <h2 id="cons-note-heading">{t('Note')}</h2>
                         {signed ? (
                             <>
-                                <SignedNote consultation={consultation} entries={entries} onChanged={() => void fetchOne()} />
+                                <SignedNote
+                                    consultation={consultation}
+                                    entries={entries}
+                                    codes={consultation.note?.codes ?? []}
+                                    onChanged={() => void fetchOne()}
+                                />
                                 <div className="cons-actions cons-downloads">
                                     <Button
                                         variant="secondary"
@@ -255,7 +296,13 @@ const ConsultationPage = () => {
                             </>
                         ) : (
                             editor && (
-                                <NoteEditor key={editor.key} consultation={consultation} initial={editor.start} reload={fetchOne} />
+                                <NoteEditor
+                                    key={editor.key}
+                                    consultation={consultation}
+                                    initial={editor.start}
+                                    reload={fetchOne}
+                                    onShowEvidence={lines => showEvidence('codes', lines)}
+                                />
                             )
                         )}
                     </section>
