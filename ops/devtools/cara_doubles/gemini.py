@@ -403,9 +403,12 @@ def draft_answer(request: GenerateRequest, schema: Json) -> str:
     ]
     for key in lists:
         answer[key] = []
+    # Fewer lines than sections: the sections the schema requires are filled first.
+    required = [key for key in lists if key in (schema.get("required") or [])]
+    targets = required if required and len(used) < len(lists) else lists
     for index, line in enumerate(used):
-        if lists:
-            answer[lists[index * len(lists) // max(1, len(used))]].append(_sentence(line))
+        if targets:
+            answer[targets[index * len(targets) // max(1, len(used))]].append(_sentence(line))
     if "radsCategory" in properties:
         rads = [x for x in used if "bi-rads" in x[2].lower()]
         if rads:
