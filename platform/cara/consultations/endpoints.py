@@ -17,6 +17,7 @@ from cara.consultations.schemas import (
     ConsultationDetail,
     ConsultationOut,
     ConsultationPage,
+    DraftChangeOut,
     NoteOut,
     NoteSave,
     NoteSign,
@@ -104,6 +105,17 @@ def change_settings(body: RecordSettingsIn, principal: AnyPrincipal, session: Db
     out = service.change_settings(session, principal, body)
     session.commit()
     return out
+
+
+@router.get(
+    "/draft-changes",
+    operation_id="consultations_hospital_draft_changes",
+    response_model=list[DraftChangeOut],
+    responses=error_responses(401, 403),
+)
+def hospital_draft_changes(principal: HospitalPrincipal, session: DbSession) -> list[DraftChangeOut]:
+    """How much the hospital's doctors change drafts before signing, per template and kind."""
+    return service.draft_changes(session, principal)
 
 
 @router.get(

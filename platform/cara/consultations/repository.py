@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Protocol
 from psycopg import sql
 from sqlalchemy import (
     ColumnElement,
+    Float,
     String,
     and_,
     delete,
@@ -36,6 +37,7 @@ from cara.models import (
     DoctorProfile,
     Hospital,
     RecordSettings,
+    TenantAuditEvent,
     TranscriptLine,
 )
 from cara.models.base import utcnow
@@ -566,3 +568,36 @@ def add_lines(session: Session, consultation_id: uuid.UUID, lines: Iterable[Line
         for line in lines
     )
     session.flush()
+
+
+@dataclass(frozen=True)
+class DraftChange:
+    template: str | None
+    draft_kind: str | None
+    signed: int
+    mean: float
+    median: float
+
+
+def draft_changes(session: Session) -> list[DraftChange]:
+    """Per template (and draft kind), how much doctors changed drafts before signing, from the
+    signatures' audit entries (`draftChange`, 0 to 1) in this tenant schema."""
+    detail = TenantAuditEvent.detail
+    change = detail["draftChange"].astext.cast(Float)
+    template, kind = detail["template"].astext, detail["draftKind"].astext
+    rows = session.execute(
+        select(
+            template,
+            kind,
+            func.count(),
+            func.avg(change),
+            func.percentile_cont(0.5).within_group(change),
+        )
+        .where(TenantAuditEvent.action == "consultation.note.sign", detail.has_key("draftChange"))
+        .group_by(template, kind)
+        .order_by(func.count().desc(), template)
+    ).tuples()
+    return [
+        DraftChange(t, k, int(n), round(float(mean or 0), 4), round(float(median or 0), 4))
+        for t, k, n, mean, median in rows.all()
+    ]

@@ -108,6 +108,7 @@ class DraftOut(BaseModel):
     createdAt: datetime
     templateId: str | None = Field(default=None, description="a note draft's template")
     templateVersion: int | None = None
+    templateTitle: str | None = None
     codes: list[CodeOut] = Field(
         default_factory=list, description="ICD-10 codes proposed, each checked against the WHO list"
     )
@@ -229,3 +230,14 @@ class SignedNotePage(BaseModel):
 
 class SignedNoteDetail(SignedNoteItem):
     note: NoteOut
+
+
+class DraftChangeOut(BaseModel):
+    """How much doctors change the drafts of one template before signing (the hospital's view)."""
+
+    template: str | None = Field(description="the note template, none for a summary or report draft")
+    templateTitle: str | None
+    draftKind: str | None
+    signed: int = Field(description="notes signed from such a draft")
+    meanChanged: float = Field(description="share of the draft's words changed, 0 to 1, on average")
+    medianChanged: float

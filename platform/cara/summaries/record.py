@@ -205,8 +205,9 @@ def _sentences(value: Any, known: set[int], evidence: list[dict[str, Any]]) -> l
             continue
         ids = [i for i in item.get("lineIds") or [] if isinstance(i, int) and i in known]
         out.append(text)
-        if ids:
-            evidence.append({"sentence": text, "lineIds": sorted(set(ids))})
+        # Every sentence is kept with its lines, none included: one resting on no line of this
+        # consultation is marked to the doctor before signing.
+        evidence.append({"sentence": text, "lineIds": sorted(set(ids))})
     return out
 
 

@@ -80,10 +80,12 @@ class TestDraftFromRecord:
         assert draft["kind"] == "summary" and draft["model"] == get_settings().gemini_text_model
         assert draft["promptVersion"] == "record-summary-v1" and draft["label"] == "Draft — AI-assisted"
         assert draft["focus"] is None and draft["sections"] is None and body["label"] == "Draft — AI-assisted"
-        # Only this consultation's lines count as evidence.
+        # Only this consultation's lines count as evidence; a sentence resting on none is kept
+        # with no lines, so that it can be marked before signing.
         assert draft["evidence"] == [
             {"sentence": "A 9 mm spiculated mass in the left breast.", "lineIds": [ids[2]]},
             {"sentence": "Biopsy suggested.", "lineIds": [ids[3]]},
+            {"sentence": "No comparison available.", "lineIds": []},
         ]
         (request,) = gemini.generate_requests
         sent = json.dumps(request.body)

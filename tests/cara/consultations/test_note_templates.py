@@ -192,3 +192,45 @@ class TestNoteAtVisitEnd:
         schema, account = schema_and_account(doctor)
         with tenant_session(schema) as s:
             assert not consultations.wants_note_at_end(s, account, uuid.UUID(cid))
+
+
+class TestDraftChanges:
+    def test_the_hospital_sees_how_much_drafts_change_per_template(
+        self, client: Any, gemini: GeminiDouble, worker: Any
+    ) -> None:
+        from tests.cara.consultations.conftest import subscribe
+        from tests.factories import add_staff
+
+        hospital = signup(client, hospital_payload())["token"]
+        subscribe(hospital)
+        staff = auth(add_staff(client, doctor_payload(specialty="General Practitioner"), hospital)["token"])
+        for rewrite in (False, True):
+            cid = visit(client, staff)
+            draft = client.post(
+                "/api/summarize", json={"consultationId": cid, "kind": "note"}, headers=staff
+            ).json()["draft"]
+            body: dict[str, Any] = {"fromDraftId": draft["id"], "version": 0}
+            if rewrite:
+                body = {
+                    "text": "Cough, three weeks. Sputum sent. Amlodipine started.",
+                    "fromDraftId": draft["id"],
+                    "version": 0,
+                }
+            assert client.put(f"/api/consultations/{cid}/note", json=body, headers=staff).status_code == 200
+            assert client.post(f"/api/consultations/{cid}/note/sign", headers=staff).status_code == 200
+        r = client.get("/api/consultations/draft-changes", headers=auth(hospital))
+        assert r.status_code == 200, r.text
+        (row,) = r.json()
+        assert row["template"] == "soap" and row["templateTitle"] == "SOAP note" and row["signed"] == 2
+        # One signed as drafted (0), one rewritten (close to 1): the mean lies between.
+        assert 0.3 < row["meanChanged"] < 0.7, row
+        assert client.get("/api/consultations/draft-changes", headers=staff).status_code == 403
+        other = auth(signup(client, hospital_payload())["token"])
+        assert client.get("/api/consultations/draft-changes", headers=other).json() == []
+
+    def test_changed_share_counts_words(self) -> None:
+        from cara.consultations.service.notes import changed_share
+
+        assert changed_share("a b c d", "a b c d") == 0.0
+        assert changed_share("a b c d", "w x y z") == 1.0
+        assert 0.0 < changed_share("cough for three weeks", "cough for two weeks") < 0.5

@@ -116,9 +116,12 @@ describe('the consultation record', () => {
         await serverSays({ serverContent: { turnComplete: true } });
         await serverSays({ serverContent: { inputTranscription: { text: 'Small nodule in the right upper lobe, 6 mm.' } } });
         await serverSays({ serverContent: { turnComplete: true } });
+        await serverSays({ serverContent: { inputTranscription: { text: 'He smokes, twenty pack-years.' } } });
+        await serverSays({ serverContent: { turnComplete: true } });
         const voice = page.getByTestId('voice-panel');
         await voice.locator('[data-speaker="assistant"]').filter({ hasText: 'The lungs are clear' }).waitFor();
         await voice.locator('[data-speaker="user"]').filter({ hasText: 'Small nodule' }).waitFor();
+        await voice.locator('[data-speaker="user"]').filter({ hasText: 'twenty pack-years' }).waitFor();
         // A summary asked for during the visit is kept on the consultation (checked on its page).
         await button(page, 'Summary panel').click();
         const panel = page.getByTestId('summary-panel');
@@ -185,6 +188,10 @@ describe('the consultation record', () => {
         await proposed.locator('[data-code="R50.9"]').waitFor();
         assert.equal(await proposed.locator('[data-code="Q99.999"]').count(), 0, 'a code outside ICD-10 is never shown');
         assert.match(await proposed.textContent(), /R05\s*Cough/);
+        // What the clinician said that no sentence uses is listed (the double leaves the last line out).
+        const omissions = written.getByTestId('draft-omissions');
+        await omissions.locator('summary').click();
+        assert.match(await omissions.textContent(), /Possibly left out: 1.*twenty pack-years/s);
 
         // The live summary is here, and starting the note from it on a radiology consultation
         // puts its text where the sectioned editor shows it, and says so.
@@ -245,6 +252,8 @@ describe('the consultation record', () => {
         await page.getByTestId('note-sign').click();
         const confirm = page.getByRole('dialog', { name: 'Sign this note?' });
         await confirm.waitFor();
+        // Before signing, the doctor is told what the draft's evidence does not cover.
+        assert.match(await confirm.getByTestId('sign-safety').textContent(), /Transcript lines no sentence uses: 1/);
         await settled(page);
         await assertAccessible(page, 'sign confirmation');
         await button(confirm, 'Sign the note').click();

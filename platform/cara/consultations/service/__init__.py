@@ -14,6 +14,7 @@ from cara.consultations.radiology import render_radiology
 from cara.consultations.service.canonical import content_hash
 from cara.consultations.service.exports import ExportFile, export_note, signed_note
 from cara.consultations.service.hospital import (
+    draft_changes,
     hospital_export_note,
     hospital_read_note,
     hospital_signed_notes,
@@ -91,6 +92,7 @@ __all__ = [
     "content_hash",
     "decode_cursor",
     "detail",
+    "draft_changes",
     "draft_source",
     "draft_target",
     "encode_cursor",

@@ -9,7 +9,9 @@ from sqlalchemy.orm import Session
 from cara.audit.service import record_tenant
 from cara.auth.principal import NO_PERMISSION, Principal
 from cara.consultations import repository
+from cara.consultations import templates as note_templates
 from cara.consultations.schemas import (
+    DraftChangeOut,
     PatientReference,
     SignedNoteDetail,
     SignedNoteItem,
@@ -139,3 +141,23 @@ def hospital_export_note(
         )
     except Conflict as exc:  # signed, but no signature entry: not a note the hospital can see
         raise NotFound(NOTE_NOT_FOUND) from exc
+
+
+def draft_changes(session: Session, principal: Principal) -> list[DraftChangeOut]:
+    """How much the hospital's doctors change drafts before signing, per template: a template
+    whose drafts are rewritten is one that works badly."""
+    _hospital(principal)
+    out = []
+    for row in repository.draft_changes(session):
+        known = note_templates.BY_ID.get(row.template or "")
+        out.append(
+            DraftChangeOut(
+                template=row.template,
+                templateTitle=known.title if known else None,
+                draftKind=row.draft_kind,
+                signed=row.signed,
+                meanChanged=row.mean,
+                medianChanged=row.median,
+            )
+        )
+    return out

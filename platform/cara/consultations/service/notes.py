@@ -8,6 +8,7 @@ the clinic or of their licence changes new documents only; the exports read it f
 
 from __future__ import annotations
 
+import difflib
 import uuid
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -281,6 +282,28 @@ def _shown(
     return shown
 
 
+def changed_share(draft_text: str, signed_text: str) -> float:
+    """How much of the draft the doctor changed before signing: 1 - the similarity of the two
+    texts as word sequences (0 = signed as drafted, 1 = nothing of the draft kept)."""
+    matcher = difflib.SequenceMatcher(None, draft_text.split(), signed_text.split(), autojunk=False)
+    return round(1.0 - matcher.ratio(), 4)
+
+
+def _draft_change(session: Session, consultation: Consultation, note: ConsultationNote) -> dict[str, Any]:
+    """For the audit entry of a signature from a draft: which kind and template it was and how
+    much of it changed (numbers and ids only, never text)."""
+    if note.source_draft_id is None:
+        return {}
+    draft = repository.draft(session, consultation.id, note.source_draft_id)
+    if draft is None:
+        return {}
+    return {
+        "draftKind": draft.kind,
+        "template": draft.template_id,
+        "draftChange": changed_share(draft.text, note.text),
+    }
+
+
 def _template_of(
     session: Session, consultation: Consultation, note: ConsultationNote
 ) -> dict[str, Any] | None:
@@ -334,7 +357,11 @@ def sign_note(
         consultation,
         note,
         "consultation.note.sign",
-        {"version": note.version, "sha256": entry.content_sha256},
+        {
+            "version": note.version,
+            "sha256": entry.content_sha256,
+            **_draft_change(session, consultation, note),
+        },
     )
 
 

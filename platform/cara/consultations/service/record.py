@@ -15,6 +15,7 @@ from cara.audit.service import record_tenant
 from cara.auth.principal import NO_PERMISSION, Principal
 from cara.config import get_settings
 from cara.consultations import repository
+from cara.consultations import templates as note_templates
 from cara.consultations.schemas import (
     CONSOLES,
     CodeOut,
@@ -205,6 +206,11 @@ def own_consultation(
     return found
 
 
+def _template_title(template_id: str | None) -> str | None:
+    known = note_templates.BY_ID.get(template_id or "")
+    return known.title if known else template_id
+
+
 def draft_out(draft: ConsultationDraft) -> DraftOut:
     return DraftOut(
         id=draft.id,
@@ -218,6 +224,7 @@ def draft_out(draft: ConsultationDraft) -> DraftOut:
         createdAt=draft.created_at,
         templateId=draft.template_id,
         templateVersion=draft.template_version,
+        templateTitle=_template_title(draft.template_id),
         codes=[CodeOut.model_validate(c) for c in draft.codes or []],
     )
 

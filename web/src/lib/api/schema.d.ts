@@ -830,6 +830,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/consultations/draft-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hospital Draft Changes
+         * @description How much the hospital's doctors change drafts before signing, per template and kind.
+         */
+        get: operations["consultations_hospital_draft_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/consultations/settings": {
         parameters: {
             query?: never;
@@ -2282,6 +2302,33 @@ export interface components {
             /** State */
             state?: string | null;
         };
+        /**
+         * DraftChangeOut
+         * @description How much doctors change the drafts of one template before signing (the hospital's view).
+         */
+        DraftChangeOut: {
+            /** Draftkind */
+            draftKind: string | null;
+            /**
+             * Meanchanged
+             * @description share of the draft's words changed, 0 to 1, on average
+             */
+            meanChanged: number;
+            /** Medianchanged */
+            medianChanged: number;
+            /**
+             * Signed
+             * @description notes signed from such a draft
+             */
+            signed: number;
+            /**
+             * Template
+             * @description the note template, none for a summary or report draft
+             */
+            template: string | null;
+            /** Templatetitle */
+            templateTitle: string | null;
+        };
         /** DraftOut */
         DraftOut: {
             /**
@@ -2326,6 +2373,8 @@ export interface components {
              * @description a note draft's template
              */
             templateId?: string | null;
+            /** Templatetitle */
+            templateTitle?: string | null;
             /** Templateversion */
             templateVersion?: number | null;
             /** Text */
@@ -6244,6 +6293,44 @@ export interface operations {
             };
             /** @description Validation failed; `fields` maps each field to its message */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    consultations_hospital_draft_changes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftChangeOut"][];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/Button';
-import type { Draft, NoteTemplate } from '../api';
+import type { Draft, NoteTemplate, TranscriptLine } from '../api';
 import { formatDateTime } from '../format';
 import { CodeList } from './CodeList';
+import { draftSafety } from './safety';
 import { RADIOLOGY_SECTIONS, SECTION_LABELS, sectionText } from './sections';
 
 /**
@@ -20,6 +21,7 @@ export const DraftsView = ({
     onUseDraft,
     canUse,
     templates = [],
+    lines = [],
 }: {
     drafts: readonly Draft[];
     /** `${draftId}:${index}` of the sentence whose lines are highlighted. */
@@ -28,6 +30,8 @@ export const DraftsView = ({
     onUseDraft: (draft: Draft) => void;
     canUse: boolean;
     templates?: readonly NoteTemplate[];
+    /** The consultation's transcript, to list what no sentence uses. */
+    lines?: readonly TranscriptLine[];
 }) => {
     const { t, i18n } = useTranslation('consultations');
     const language = i18n.resolvedLanguage ?? 'en';
@@ -37,6 +41,7 @@ export const DraftsView = ({
             {drafts.map(draft => {
                 const evidence = (draft.evidence ?? []).filter(item => item.sentence?.trim());
                 const sections = draft.sections && Object.keys(draft.sections).length ? draft.sections : null;
+                const safety = draftSafety(draft, lines);
                 return (
                     <li key={draft.id} className="cons-draft" data-testid="draft" data-kind={draft.kind}>
                         <div className="cons-draft-head">
@@ -45,6 +50,7 @@ export const DraftsView = ({
                                     ? t('Note draft: {{template}}', {
                                           template:
                                               templates.find(item => item.id === draft.templateId)?.title ??
+                                              draft.templateTitle ??
                                               draft.templateId ??
                                               '',
                                       })
@@ -66,7 +72,19 @@ export const DraftsView = ({
                                 {evidence.map((item, index) => {
                                     const key = `${draft.id}:${index}`;
                                     const lines = item.lineIds ?? [];
-                                    if (!lines.length) return <span key={key}>{item.sentence} </span>;
+                                    if (!lines.length)
+                                        return (
+                                            <span key={key}>
+                                                <span
+                                                    className="cons-unsupported"
+                                                    title={t('No transcript line supports this sentence: check it before signing.')}
+                                                    data-testid="unsupported-sentence"
+                                                >
+                                                    {item.sentence}
+                                                    <span className="cons-unsupported-mark"> ({t('no source')})</span>
+                                                </span>{' '}
+                                            </span>
+                                        );
                                     const active = selected === key;
                                     return (
                                         <span key={key}>
@@ -99,6 +117,25 @@ export const DraftsView = ({
                             <p className="cons-draft-text" dir="auto">
                                 {draft.text}
                             </p>
+                        )}
+                        {safety.omitted.length > 0 && (
+                            <details className="cons-omissions" data-testid="draft-omissions">
+                                <summary>{t('Possibly left out: {{number}}', { number: safety.omitted.length })}</summary>
+                                <ul>
+                                    {safety.omitted.map(line => (
+                                        <li key={line.id}>
+                                            <button
+                                                type="button"
+                                                className="cons-sentence"
+                                                onClick={() => onSelectEvidence(`${draft.id}:omitted:${line.id}`, [line.id])}
+                                                dir="auto"
+                                            >
+                                                {line.text}
+                                            </button>
+                                        </li>
+                                    ))}
+                                </ul>
+                            </details>
                         )}
                         {(draft.codes ?? []).length > 0 && (
                             <div className="cons-draft-codes">

@@ -7,6 +7,7 @@ import { TextAreaField } from '@/components/ui/Field';
 import { Modal } from '@/components/ui/Modal';
 import { saveNote, signNote, type Consultation, type DiagnosisCode, type NoteBody } from '../api';
 import { CodeList } from './CodeList';
+import { draftSafety } from './safety';
 import { RADIOLOGY_SECTIONS, SECTION_LABELS, sectionsForServer, sectionText } from './sections';
 
 /**
@@ -122,6 +123,11 @@ export const NoteEditor = ({
     };
 
     const latestNote = conflict?.note;
+    const sourceId = draft.fromDraftId ?? consultation.note?.sourceDraftId ?? null;
+    const safety = draftSafety(
+        consultation.drafts.find(item => item.id === sourceId),
+        consultation.lines,
+    );
     return (
         <div className="cons-editor" data-testid="note-editor">
             <p className="cons-ai-label" data-testid="ai-label">
@@ -222,6 +228,23 @@ export const NoteEditor = ({
                             'Signing makes this version final: your name, the time and a fingerprint of the text are recorded. Later changes can only be added as addenda.',
                         )}
                     </p>
+                    {safety.checked && (safety.unsupported.length > 0 || safety.omitted.length > 0) && (
+                        <div className="cons-safety" data-testid="sign-safety">
+                            <p>
+                                <strong>{t('Before you sign, check the draft this note started from:')}</strong>
+                            </p>
+                            <ul>
+                                {safety.unsupported.length > 0 && (
+                                    <li>
+                                        {t('Sentences on no transcript line: {{number}}', { number: safety.unsupported.length })}
+                                    </li>
+                                )}
+                                {safety.omitted.length > 0 && (
+                                    <li>{t('Transcript lines no sentence uses: {{number}}', { number: safety.omitted.length })}</li>
+                                )}
+                            </ul>
+                        </div>
+                    )}
                     <div className="sub-modal-footer">
                         <Button variant="secondary" onClick={() => setConfirmSign(false)} disabled={signing}>
                             {t('Cancel')}

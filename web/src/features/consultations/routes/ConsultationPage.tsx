@@ -249,6 +249,7 @@ const ConsultationPage = () => {
                             onSelectEvidence={showEvidence}
                             canUse={!signed}
                             templates={templates}
+                            lines={consultation.lines}
                             onUseDraft={draft => {
                                 setEditor({ key: Date.now(), start: editorStart(consultation, draft) });
                                 setNotice({
