@@ -287,6 +287,23 @@ describe('the consultation record', () => {
         assert.equal(readFileSync(await pdf.path()).subarray(0, 5).toString('latin1'), '%PDF-');
     });
 
+    it('copies the signed note as text and prints the note alone', async () => {
+        await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL });
+        await page.getByTestId('copy-note').click();
+        await page.getByTestId('consultation-notice').filter({ hasText: 'The signed note is copied.' }).waitFor();
+        const copied = await page.evaluate(() => navigator.clipboard.readText());
+        assert.match(copied, /No acute findings\. Lung-RADS 2, routine follow-up\./);
+        assert.match(copied, /R05 Cough/);
+        await page.emulateMedia({ media: 'print' });
+        try {
+            assert.ok(await page.getByTestId('signed-note').isVisible(), 'the note prints');
+            assert.ok(!(await page.getByTestId('transcript').isVisible()), 'the transcript does not print');
+            assert.ok(!(await page.getByTestId('download-pdf').isVisible()), 'the buttons do not print');
+        } finally {
+            await page.emulateMedia({ media: 'screen' });
+        }
+    });
+
     it('adds an addendum, never an overwrite', async () => {
         await page.getByTestId('addendum-text').fill('Addendum: comparison with the 2025 film shows no change.');
         await page.getByTestId('addendum-add').click();

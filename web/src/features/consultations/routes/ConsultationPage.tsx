@@ -140,6 +140,26 @@ const ConsultationPage = () => {
         if (!result.ok) setNotice({ kind: 'error', text: t(result.message) });
     };
 
+    /** The signed note and its addenda as plain text, for a letter or a message. */
+    const copySigned = async () => {
+        const signedEntries = consultation?.note?.entries ?? [];
+        const codes = consultation?.note?.codes ?? [];
+        const text = [
+            ...signedEntries.map(entry =>
+                entry.kind === 'signature' ? entry.text : `${t('Addendum {{number}}', { number: entry.number - 1 })}\n${entry.text}`,
+            ),
+            codes.length ? `${t('Diagnoses (ICD-10)')}\n${codes.map(code => `${code.code} ${code.title}`).join('\n')}` : '',
+        ]
+            .filter(Boolean)
+            .join('\n\n');
+        try {
+            await navigator.clipboard.writeText(text);
+            setNotice({ kind: 'success', text: t('The signed note is copied.') });
+        } catch {
+            setNotice({ kind: 'error', text: t('The note could not be copied: select the text and copy it instead.') });
+        }
+    };
+
     if (load.state === 'loading' && !consultation)
         return (
             <main className="page cons-page">
@@ -292,6 +312,12 @@ const ConsultationPage = () => {
                                         data-testid="download-pdf"
                                     >
                                         {t('Download PDF')}
+                                    </Button>
+                                    <Button variant="secondary" onClick={() => void copySigned()} data-testid="copy-note">
+                                        {t('Copy text')}
+                                    </Button>
+                                    <Button variant="secondary" onClick={() => window.print()} data-testid="print-note">
+                                        {t('Print')}
                                     </Button>
                                 </div>
                             </>
