@@ -76,6 +76,12 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
     subscribe(managing["email"], "hospital-bronze")  # 5 doctors
     managed = doctor_payload(specialty="Radiologist", name="Kofi Mensah", isHospitalCreated=True)
     add_staff(client, managed, managing_created["token"])
+    # A hospital at its plan's doctor limit: Bronze allows 5, it has 5.
+    full = hospital_payload(name="Tema General Hospital")
+    full_token = signup(client, full)["token"]
+    for n in range(5):
+        add_staff(client, doctor_payload(specialty="Nurse", name=f"Nurse Tema {n + 1}"), full_token)
+    subscribe(full["email"], "hospital-bronze")
     profile_doctor = doctor_payload(specialty="Cardiologist", name="Adwoa Sarpong")
     signup(client, profile_doctor)
     subscribe(profile_doctor["email"], "doctor-basic")
@@ -99,6 +105,7 @@ def accounts(client: Any, admin_token: str) -> dict[str, Any]:
         "checkoutHospital": login(checkout_hospital),
         "managingHospital": login(managing),
         "managedDoctor": login(managed),
+        "fullHospital": login(full),
         "profileDoctor": login(profile_doctor),
         "adminInvitation": {"email": "new-admin@example.com", "url": invite.json()["invitationUrl"]},
     }

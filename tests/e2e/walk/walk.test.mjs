@@ -12,6 +12,10 @@
 //   - an open dialog's actions are inside the viewport without scrolling;
 //   - axe reports no serious or critical violation;
 //   - the browser console logged no error or warning.
+// Some screens also check what they are for when loaded (at their first size): each
+// role's navbar links, in the page's language and direction, each opening its page,
+// at both sizes (a phone through the menu button); no navbar on the password reset
+// page; every profile tab whole on a phone.
 // Screenshots: SCREENS_DIR/<app>/<size>/<lang>-<theme>/<screen>.png (kept, not compared).
 // WALK_ONLY (a regular expression on "<app>/<screen>") narrows the walk while
 // working on a screen.
@@ -68,11 +72,94 @@ const signInUntil = (account, testId) => async page => {
     await page.waitForTimeout(300);
 };
 
+/** The web app's common texts per language (the navbar's links). */
+const COMMON = Object.fromEntries(
+    LANGUAGES.map(language => [
+        language,
+        JSON.parse(readFileSync(new URL(`../../../web/src/locales/${language}/common.json`, import.meta.url), 'utf8')),
+    ]),
+);
+
+/**
+ * The navbar offers `expected` ([link, path, English text] in order), in the page's language,
+ * left to right or right to left as the language reads; each link opens its page (through the
+ * menu button on a phone), where it is the current link. Pages without the navbar (a doctor's
+ * plans) are left with the browser's Back.
+ */
+const followsNavigation = expected => async (page, language) => {
+    const toggle = page.getByTestId('nav-toggle');
+    const phone = await toggle.isVisible();
+    const openMenu = async () => {
+        if (phone && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    };
+    await openMenu();
+    const links = await page.locator('.nav-links a').evaluateAll(found =>
+        found.map(a => ({ id: a.dataset.nav, path: new URL(a.href).pathname, text: a.textContent.trim(), x: a.getBoundingClientRect().x })),
+    );
+    assert.deepEqual(
+        links.map(({ id, path, text }) => [id, path, text]),
+        expected.map(([id, path, english]) => [id, path, COMMON[language][english]]),
+        'the navbar links',
+    );
+    if (!phone) {
+        const rtl = await page.evaluate(() => getComputedStyle(document.documentElement).direction === 'rtl');
+        const xs = links.map(link => link.x);
+        const ordered = xs.every((x, i) => i === 0 || (rtl ? x < xs[i - 1] : x > xs[i - 1]));
+        assert.ok(ordered, `the links read ${rtl ? 'right to left' : 'left to right'} (${xs.join(', ')})`);
+    }
+    for (const [id, route] of expected) {
+        await openMenu();
+        await page.locator(`.nav-links a[data-nav="${id}"]`).click();
+        await page.waitForURL(current => new URL(current).pathname === route);
+        await page.locator('main h1').first().waitFor();
+        if (await page.locator('.navbar').count()) {
+            if (phone) assert.equal(await toggle.getAttribute('aria-expanded'), 'false', `the menu closes on ${route}`);
+            const current = page.locator('.nav-links a[aria-current="page"]');
+            assert.equal(await current.getAttribute('data-nav'), id, `${route}: its link is the current one`);
+        } else {
+            await page.goBack();
+            await page.locator('.navbar').waitFor();
+        }
+    }
+    await page.waitForTimeout(300);
+};
+
+/** The page shows no navbar, only the language and theme bar (like the sign-in pages). */
+const withoutNavbar = async page => {
+    assert.equal(await page.locator('.navbar').count(), 0, 'no navbar');
+    await page.locator('.preferences-bar').waitFor();
+};
+
+/** Every profile tab is whole inside the tab strip (none cut or scrolled out of sight). */
+const wholeTabs = async page => {
+    const cut = await page.locator('[role="tablist"]').evaluate(list => {
+        const outer = list.getBoundingClientRect();
+        return [...list.querySelectorAll('[role="tab"]')]
+            .filter(tab => {
+                const box = tab.getBoundingClientRect();
+                return box.left < outer.left - 1 || box.right > outer.right + 1 || box.right > window.innerWidth;
+            })
+            .map(tab => tab.textContent.trim());
+    });
+    assert.deepEqual(cut, [], 'tabs cut by the strip');
+};
+
 /** Until `testId` shows (content the page loads after its heading). */
 const shows = testId => async page => {
     await page.getByTestId(testId).first().waitFor();
     await page.waitForTimeout(200);
 };
+
+/** A doctor's navbar links ([link, path, English text]). */
+const DOCTOR_NAVIGATION = (console, radiotherapist = false) => [
+    ['console', console, 'My console'],
+    ['assistant', '/assistant', 'General assistant'],
+    ...(radiotherapist ? [['chat', '/radiotherapist-chat', 'Chat']] : []),
+    ['consultations', '/consultations', 'Consultations'],
+    ['dashboard', '/doctor-dashboard', 'Dashboard'],
+    ['subscription', '/doctor-subscription', 'Subscription'],
+    ['profile', '/profile', 'Profile'],
+];
 
 // [app, screen, path, account (null: signed out), action after load, only at this size]
 const SCREENS = [
@@ -80,7 +167,7 @@ const SCREENS = [
     ['web', 'doctor-login', '/doctor-login', null],
     ['web', 'hospital-login', '/hospital-login', null],
     ['web', 'admin-login', '/admin-login', null],
-    ['web', 'forgot-password', '/forgot-password', null],
+    ['web', 'forgot-password', '/forgot-password', null, withoutNavbar],
     ['web', 'doctor-register', '/doctor-register', null],
     ['web', 'hospital-register', '/hospital-register', null],
     ['web', 'privacy-policy', '/privacy-policy', null],
@@ -112,13 +199,24 @@ const SCREENS = [
     ['web', 'consultation', `/consultations/${FIXTURES.consultation}`, 'radiologist', shows('consultation-page')],
     ['web', 'subscription-success', '/subscription-success', 'radiologist'],
     ['web', 'doctor-subscription', '/doctor-subscription', 'radiologist'],
-    ['web', 'doctor-profile', '/profile', 'radiologist'],
+    ['web', 'doctor-profile', '/profile', 'radiologist', wholeTabs],
     ['web', 'two-factor-setup', '/profile', 'radiologist', async page => {
         await page.getByTestId('two-factor-setup').click();
         await page.getByTestId('mfa-enrolment').waitFor();
         await page.waitForTimeout(300);
     }],
+    // Every doctor's navigation: their console, the general assistant, the radiotherapy chat for
+    // radiotherapists, consultations, the dashboard, the plans and the profile.
+    ['web', 'doctor-navigation', '/profile', 'radiologist', followsNavigation(DOCTOR_NAVIGATION('/radiologist')), 'phone'],
     ['web', 'radiotherapist-console', '/radiotherapist', 'radiotherapist'],
+    ...['phone', 'desktop'].map(size => [
+        'web',
+        'radiotherapist-navigation',
+        '/radiotherapist',
+        'radiotherapist',
+        followsNavigation(DOCTOR_NAVIGATION('/radiotherapist', true)),
+        size,
+    ]),
     ['web', 'radiotherapy-chat', '/radiotherapist-chat', 'radiotherapist'],
     ['web', 'other-specialty-console', '/cardiologist', 'radiotherapist'],
     ['web', 'general-practitioner-console', '/general-practitioner', 'generalPractitioner'],
@@ -143,6 +241,22 @@ const SCREENS = [
         shows('consultation-page'),
     ],
     ['web', 'hospital-dashboard', '/dashboard', 'hospital'],
+    ...['phone', 'desktop'].map(size => [
+        'web',
+        'hospital-navigation',
+        '/dashboard',
+        'hospital',
+        followsNavigation([
+            ['dashboard', '/dashboard', 'Dashboard'],
+            ['doctors', '/manage', 'Doctors'],
+            ['signed-notes', '/signed-notes', 'Signed notes'],
+            ['security', '/security', 'Security'],
+            ['subscription', '/subscription', 'Subscription'],
+            ['profile', '/profile', 'Profile'],
+        ]),
+        size,
+    ]),
+    ['web', 'signed-notes', '/signed-notes', 'hospital', shows('signed-note-row')],
     ['web', 'manage-doctors', '/manage', 'hospital'],
     ['web', 'add-doctor', '/manage', 'hospital', click('main .page-header button')],
     ['web', 'hospital-subscription', '/subscription', 'hospital'],
@@ -251,7 +365,11 @@ const inspect = () => {
         return false;
     };
     // With a modal dialog open, the page under it is inert: only the dialog's controls count.
-    const modal = [...document.querySelectorAll('[aria-modal="true"]')].find(el => el.checkVisibility());
+    // So with the phone's navbar menu open: it lies over the page, which a tap outside the
+    // menu (or the menu button) brings back; the menu's own controls must all be reachable.
+    const modal =
+        [...document.querySelectorAll('[aria-modal="true"]')].find(el => el.checkVisibility()) ??
+        document.querySelector('.nav-collapse[data-open="true"]')?.closest('.navbar');
     const controls = [
         ...(modal ?? document).querySelectorAll('button, input:not([type="hidden"]), select, textarea'),
     ].filter(el => {

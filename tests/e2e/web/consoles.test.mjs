@@ -7,6 +7,7 @@
 //   CONTROL_URL     the double's control endpoints (script it, read what it received)
 //   CHROMIUM_ARGS   JSON list of extra switches (fake microphone and camera)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 
 import {
@@ -57,6 +58,49 @@ const waitForData = (page, name, predicate, message, timeout) =>
         const value = await consoleData(page, name);
         return predicate(value) ? value || true : false;
     }, message, timeout);
+
+/** The connect button's three labels in each language (the consoles' texts). */
+const CONNECT_LABELS = ['en', 'fr', 'es', 'ar'].flatMap(language => {
+    const texts = JSON.parse(readFileSync(new URL(`../../../web/src/locales/${language}/consoles.json`, import.meta.url), 'utf8'));
+    return ['Connect to Cara', 'Connecting...', 'Disconnect from Cara'].map(key => ({ language, text: texts[key] }));
+});
+
+/**
+ * Words of the connect button's visible label that break across lines or stick out of the
+ * button: the label as shown, then each language's labels in a copy of the button beside it
+ * (same styles, same rail).
+ */
+const connectLabelProblems = (page, labels) =>
+    page.getByTestId('connect-button').evaluate((button, labels) => {
+        const problems = [];
+        const check = (target, name) => {
+            const text = target.querySelector('.tray-connect-text');
+            const node = text.firstChild;
+            const outer = target.getBoundingClientRect();
+            for (const match of node.textContent.matchAll(/\S+/g)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + match[0].length);
+                const rects = [...range.getClientRects()].filter(rect => rect.width > 0);
+                if (new Set(rects.map(rect => Math.round(rect.top))).size > 1)
+                    problems.push(`${name}: '${match[0]}' breaks across lines`);
+                if (rects.some(rect => rect.left < outer.left - 0.5 || rect.right > outer.right + 0.5))
+                    problems.push(`${name}: '${match[0]}' sticks out of the button`);
+            }
+        };
+        check(button, `shown '${button.textContent.trim()}'`);
+        for (const { language, text } of labels) {
+            const copy = button.cloneNode(true);
+            copy.removeAttribute('data-testid');
+            copy.setAttribute('lang', language);
+            copy.setAttribute('dir', language === 'ar' ? 'rtl' : 'ltr');
+            copy.querySelector('.tray-connect-text').textContent = text;
+            button.after(copy);
+            check(copy, `${language} '${text}'`);
+            copy.remove();
+        }
+        return problems;
+    }, labels);
 
 const statusIs = (page, text) => page.getByTestId('console-status').filter({ hasText: text }).waitFor();
 const button = (page, name) => page.getByRole('button', { name, exact: true });
@@ -138,6 +182,9 @@ describe('live assistant consoles', () => {
         ]);
         await waitFor(() => requested.includes('/sounds/connect.wav'), 'the connect sound');
         assert.equal(await button(page, 'Disconnect from Cara').getAttribute('title'), 'Disconnect from Cara');
+        // On a desk the label sits under the icon in the tray's rail: lines break between words
+        // only ('Disconnect / from Cara'), never inside one, in any language.
+        assert.deepEqual(await connectLabelProblems(page, CONNECT_LABELS), []);
         // Specialty consoles start asleep until 'Hey Cara'.
         await page.getByTestId('wake-status').filter({ hasText: "Cara is asleep. Say 'Hey Cara' to wake her." }).waitFor();
         const [session] = await waitFor(async () => (await sessions()).length && sessions(), 'a Live session opened');

@@ -46,6 +46,18 @@ const addDoctorReady = async page => {
     return add;
 };
 
+/** Manage Doctors' Add New Doctor once the limit check has answered. */
+const manageAddReady = async page => {
+    const add = page.getByTestId('manage-add-doctor');
+    await add.waitFor();
+    const tip = await description(add);
+    await page.waitForFunction(id => !document.getElementById(id)?.textContent?.includes('Checking limit...'), await add.getAttribute('aria-describedby'));
+    assert.equal(await tip.getAttribute('role'), 'tooltip');
+    return add;
+};
+const NO_PLAN = 'An active subscription is required to add doctors. Please choose a plan.';
+const LIMIT_REACHED = 'Doctor limit reached for your current plan. Upgrade to add more.';
+
 const hospital = FIXTURES.managingHospital;
 const managed = FIXTURES.managedDoctor;
 const stamp = Date.now();
@@ -430,7 +442,8 @@ describe('a hospital without a subscription', () => {
 
         const add = await addDoctorReady(page);
         assert.equal(await add.getAttribute('aria-disabled'), 'true');
-        assert.equal(await tooltipText(add), 'Doctor limit reached for your current plan. Upgrade to add more.');
+        // Without a plan there is no limit to reach: the reason is the missing plan.
+        assert.equal(await tooltipText(add), NO_PLAN);
         const tip = await description(add);
         assert.equal(await tip.isVisible(), false, 'hidden until hovered');
         await add.hover();
@@ -447,6 +460,19 @@ describe('a hospital without a subscription', () => {
 
         await page.getByTestId('limit-note').getByRole('link', { name: 'View plans' }).click();
         await waitForPath(page, '/subscription');
+    });
+
+    it('cannot open the Manage Doctors form either, and is told a plan is needed', async () => {
+        await signInAs(page, FIXTURES.hospital, 'hospital', '/manage');
+        await heading(page, 'Manage Doctors').waitFor();
+        const add = await manageAddReady(page);
+        assert.equal(await add.getAttribute('aria-disabled'), 'true');
+        assert.equal(await tooltipText(add), NO_PLAN);
+        await add.click({ force: true });
+        assert.equal(await page.getByRole('dialog').count(), 0, 'a disabled Add opens no form');
+        assert.equal((await page.getByTestId('limit-note').textContent()).trim(), `${NO_PLAN} View plans`);
+        await assertAccessible(page, 'manage doctors without a plan');
+        await screenshot(page, 'manage-doctors-no-plan');
     });
 
     it('goes to /subscription when the server refuses an add (limit check unavailable)', async () => {
@@ -472,6 +498,50 @@ describe('a hospital without a subscription', () => {
         await dialog.getByRole('alert').filter({ hasText: /subscription/i }).waitFor();
         await waitForPath(page, '/subscription');
         await page.unroute('**/api/subscription/check-doctor-limit/**');
+    });
+});
+
+describe("a hospital at its plan's doctor limit", () => {
+    let browser;
+    let page;
+
+    before(async () => {
+        browser = await openBrowser();
+        page = browser.page;
+    });
+    after(async () => {
+        assert.deepEqual(browser.pageErrors, [], 'no uncaught errors in the page');
+        await browser.close();
+    });
+
+    it('finds Add disabled on the dashboard and on Manage Doctors, with the limit as the reason', async () => {
+        await signInAs(page, FIXTURES.fullHospital, 'hospital', '/dashboard');
+        await page.getByTestId('total-doctors').filter({ hasText: '5' }).waitFor();
+        const add = await addDoctorReady(page);
+        assert.equal(await add.getAttribute('aria-disabled'), 'true');
+        assert.equal(await tooltipText(add), LIMIT_REACHED);
+
+        await page.getByRole('link', { name: 'Doctors', exact: true }).click();
+        await heading(page, 'Manage Doctors').waitFor();
+        const manageAdd = await manageAddReady(page);
+        assert.equal(await manageAdd.getAttribute('aria-disabled'), 'true', 'disabled before any form is filled');
+        assert.equal(await tooltipText(manageAdd), LIMIT_REACHED);
+        await manageAdd.hover();
+        await (await description(manageAdd)).waitFor({ state: 'visible' });
+        await manageAdd.click({ force: true });
+        assert.equal(await page.getByRole('dialog').count(), 0, 'a disabled Add opens no form');
+        assert.equal((await page.getByTestId('limit-note').textContent()).trim(), `${LIMIT_REACHED} View plans`);
+        await screenshot(page, 'manage-doctors-at-limit');
+
+        // A removed doctor frees a seat: Add is enabled again at once.
+        await button(page, 'Delete Nurse Tema 5').click();
+        await button(page.getByRole('dialog', { name: 'Confirm Delete' }), 'Delete').click();
+        await toast(page, 'Doctor removed successfully!').waitFor();
+        await page.waitForFunction(
+            () => document.querySelector('[data-testid="manage-add-doctor"]')?.getAttribute('aria-disabled') === null,
+        );
+        assert.equal(await tooltipText(manageAdd), 'Add a new doctor to your hospital');
+        assert.equal(await page.getByTestId('limit-note').count(), 0);
     });
 });
 

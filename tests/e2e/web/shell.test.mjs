@@ -107,27 +107,61 @@ describe('web app shell', () => {
 
     it('shows navbar links by role and specialty', async () => {
         const links = async () =>
-            (await page.locator('.nav-links a').allTextContents()).map(text => text.trim());
+            page
+                .locator('.nav-links a')
+                .evaluateAll(found => found.map(a => `${a.textContent.trim()} ${new URL(a.href).pathname}`));
 
+        // A doctor: their console, the general assistant, the chat for radiotherapists, then the
+        // record, the dashboard, the plans and the profile.
         await signInAs(page, FIXTURES.radiotherapist, 'doctor', '/profile');
         await heading(page, 'Profile').waitFor();
-        assert.deepEqual(await links(), ['Dashboard', 'Chat', 'Consultations', 'Subscription', 'Profile']);
-        assert.equal(await page.getByRole('link', { name: 'Consultations' }).getAttribute('href'), '/consultations');
-        assert.equal(await page.getByRole('link', { name: 'Dashboard' }).getAttribute('href'), '/radiotherapist');
+        assert.deepEqual(await links(), [
+            'My console /radiotherapist',
+            'General assistant /assistant',
+            'Chat /radiotherapist-chat',
+            'Consultations /consultations',
+            'Dashboard /doctor-dashboard',
+            'Subscription /doctor-subscription',
+            'Profile /profile',
+        ]);
+        assert.equal(await page.locator('.nav-links a[aria-current="page"]').textContent(), 'Profile');
+        assert.equal(await page.locator('a.brand').getAttribute('href'), '/radiotherapist');
         await page.getByTestId('profile-menu').click();
         await page.getByText('DOCTOR', { exact: true }).waitFor();
         await screenshot(page, 'navbar-menu');
 
         await signInAs(page, FIXTURES.radiologist, 'doctor', '/profile');
         await heading(page, 'Profile').waitFor();
-        assert.deepEqual(await links(), ['Dashboard', 'Consultations', 'Subscription', 'Profile']);
+        assert.deepEqual(await links(), [
+            'My console /radiologist',
+            'General assistant /assistant',
+            'Consultations /consultations',
+            'Dashboard /doctor-dashboard',
+            'Subscription /doctor-subscription',
+            'Profile /profile',
+        ]);
+        await page.getByRole('link', { name: 'Dashboard', exact: true }).click();
+        await waitForPath(page, '/doctor-dashboard');
 
+        // A hospital: its dashboard, its doctors, their signed notes, its audit log, its plan.
         await signInAs(page, FIXTURES.hospital, 'hospital', '/profile');
         await heading(page, 'Profile').waitFor();
-        assert.equal(await page.getByRole('link', { name: 'Subscription' }).getAttribute('href'), '/subscription');
-        assert.equal(await page.getByRole('link', { name: 'Dashboard' }).getAttribute('href'), '/dashboard');
+        assert.deepEqual(await links(), [
+            'Dashboard /dashboard',
+            'Doctors /manage',
+            'Signed notes /signed-notes',
+            'Security /security',
+            'Subscription /subscription',
+            'Profile /profile',
+        ]);
+        assert.equal(await page.locator('a.brand').getAttribute('href'), '/dashboard');
         // Initials of up to two name words.
         assert.equal((await page.locator('.avatar-initials').textContent()).trim(), 'KB');
+        await page.getByRole('link', { name: 'Doctors', exact: true }).click();
+        await heading(page, 'Manage Doctors').waitFor();
+        await page.getByRole('link', { name: 'Signed notes', exact: true }).click();
+        await heading(page, 'Signed notes').waitFor();
+        await page.getByTestId('signed-notes-empty').filter({ hasText: 'Your doctors have no signed notes yet.' }).waitFor();
     });
 
     it('gives a doctor without a subscription the reduced menu, and logs out', async () => {

@@ -149,6 +149,10 @@ export const routes: RouteObject[] = [
             },
             { path: paths.security, ...page(() => import('@/features/hospitals/routes/SecurityLog'), forRoles(['hospital'])) },
             {
+                path: paths.signedNotes,
+                ...page(() => import('@/features/consultations/routes/DoctorNotesPage'), forRoles(['hospital'])),
+            },
+            {
                 path: paths.doctorNotes,
                 ...page(() => import('@/features/consultations/routes/DoctorNotesPage'), forRoles(['hospital'])),
             },

@@ -37,7 +37,8 @@ export const paths = {
     manage: '/manage',
     /** A hospital's own audit log. */
     security: '/security',
-    /** A hospital's read-only view of one of its doctors' signed notes. */
+    /** A hospital's read-only view of its doctors' signed notes: all of them, or one doctor's. */
+    signedNotes: '/signed-notes',
     doctorNotes: '/doctors/:doctorId/notes',
     adminDashboard: '/admin-dashboard',
     /** The react-admin console (admin-web), a separate app on the same origin. */
@@ -71,6 +72,7 @@ export const ROUTES_WITHOUT_NAVBAR: readonly string[] = [
     paths.doctorRegister,
     paths.hospitalRegister,
     paths.adminRegister,
+    paths.forgotPassword,
     paths.doctorSubscription,
     paths.subscriptionSuccess,
 ];

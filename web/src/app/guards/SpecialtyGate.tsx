@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-import { dashboardPath } from '@/components/layout/Navbar';
+import { homePath } from '@/components/layout/navigation';
 import { Alert } from '@/components/ui/Alert';
 import { paths } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
@@ -38,7 +38,7 @@ export const SpecialtyGate = ({
                         : t('Each specialty console is offered to the doctors of that specialty only.')}
                 </p>
                 <p className="notice-actions">
-                    <Link className="btn btn-primary" to={dashboardPath(user)}>
+                    <Link className="btn btn-primary" to={homePath(user)}>
                         {user.specialty ? t('Open my console') : t('Go to my dashboard')}
                     </Link>
                     <Link className="btn btn-secondary" to={paths.assistant}>

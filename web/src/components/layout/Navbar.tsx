@@ -2,12 +2,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 
-import { paths, specialtyPath } from '@/config/paths';
+import { paths } from '@/config/paths';
 import { useClinicalAccess } from '@/lib/gating';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SessionUser } from '@/lib/session/storage';
 import { LogoMark } from '../ui/Logo';
 import { useToast } from '../ui/Toasts';
+import { homePath, navigationFor } from './navigation';
 import { LanguageSelect, ThemeToggle } from './Preferences';
 
 /** Initials of the first letters of up to two name words (spec §2 "Navbar"). */
@@ -19,12 +20,6 @@ export const initials = (name: string): string =>
         .slice(0, 2)
         .map(word => word[0]?.toUpperCase() ?? '')
         .join('');
-
-/** Spec §2: /dashboard for non-doctors, /doctor-dashboard without specialty, else the specialty path. */
-export const dashboardPath = (user: SessionUser): string => {
-    if (user.role !== 'doctor') return user.role === 'admin' ? paths.adminDashboard : paths.dashboard;
-    return user.specialty ? specialtyPath(user.specialty) : paths.doctorDashboard;
-};
 
 const ProfileMenu = ({ user, reduced }: { user: SessionUser; reduced: boolean }) => {
     const { t } = useTranslation();
@@ -65,6 +60,7 @@ const ProfileMenu = ({ user, reduced }: { user: SessionUser; reduced: boolean })
                 aria-haspopup="menu"
                 aria-expanded={open}
                 onClick={() => setOpen(value => !value)}
+                title={user.name}
                 data-testid="profile-menu"
             >
                 {user.profilePicture ? (
@@ -98,14 +94,14 @@ const ProfileMenu = ({ user, reduced }: { user: SessionUser; reduced: boolean })
     );
 };
 
-/** The top bar (spec §2 "Navbar"): links by role and specialty, the profile menu. */
+/** The top bar (spec §2 "Navbar"): links by role and specialty (`navigationFor`), the profile menu. */
 export const Navbar = () => {
     const { t } = useTranslation();
     const { user } = useSession();
     const access = useClinicalAccess(user);
     // A doctor without an active (or trialing) subscription gets the reduced menu.
     const reduced = user?.role === 'doctor' && access.state !== 'allowed';
-    // Below 768 px the links and preferences fold behind a menu button (styles.css).
+    // Below 1200 px the links and preferences fold behind a menu button (styles.css).
     const [menuOpen, setMenuOpen] = useState(false);
     const menuId = useId();
     const toggleRef = useRef<HTMLButtonElement>(null);
@@ -134,7 +130,7 @@ export const Navbar = () => {
     return (
         <header className="navbar">
             <nav className="navbar-inner" aria-label={t('Main')}>
-                <Link className="brand" to={user ? dashboardPath(user) : paths.roleSelection}>
+                <Link className="brand" to={user ? homePath(user) : paths.roleSelection}>
                     <LogoMark size={30} />
                     Cara
                 </Link>
@@ -160,32 +156,14 @@ export const Navbar = () => {
                 <div id={menuId} ref={collapseRef} className="nav-collapse" data-open={menuOpen}>
                     {user && (
                         <ul className="nav-links">
-                            <li>
-                                <NavLink to={dashboardPath(user)}>{t('Dashboard')}</NavLink>
-                            </li>
-                            {user.role === 'doctor' && user.specialty === 'Radiotherapist' && (
-                                <li>
-                                    <NavLink to={paths.radiotherapistChat}>{t('Chat')}</NavLink>
+                            {navigationFor(user, t).map(item => (
+                                <li key={item.id}>
+                                    {/* The menu closes on any link, the current page's too. */}
+                                    <NavLink to={item.to} data-nav={item.id} onClick={() => setMenuOpen(false)}>
+                                        {item.label}
+                                    </NavLink>
                                 </li>
-                            )}
-                            {user.role === 'doctor' && (
-                                <li>
-                                    <NavLink to={paths.consultations}>{t('Consultations')}</NavLink>
-                                </li>
-                            )}
-                            {user.role === 'doctor' && (
-                                <li>
-                                    <NavLink to={paths.doctorSubscription}>{t('Subscription')}</NavLink>
-                                </li>
-                            )}
-                            {user.role === 'hospital' && (
-                                <li>
-                                    <NavLink to={paths.subscription}>{t('Subscription')}</NavLink>
-                                </li>
-                            )}
-                            <li>
-                                <NavLink to={paths.profile}>{t('Profile')}</NavLink>
-                            </li>
+                            ))}
                         </ul>
                     )}
                     <div className="navbar-end">

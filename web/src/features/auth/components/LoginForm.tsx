@@ -2,7 +2,7 @@ import { Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 
-import { dashboardPath } from '@/components/layout/Navbar';
+import { homePath } from '@/components/layout/navigation';
 import { ForcedEnrolment, MfaCodeStep } from '@/components/mfa/MfaParts';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
@@ -273,7 +273,7 @@ export const LoginPage = ({ role }: { role: Role }) => {
         // Once, when loading ends (a sign-in by the form waits for the restore to settle first).
         if (signedInAlready === undefined && !loading) setSignedInAlready(arrival());
     }, [loading]);
-    if (signedInAlready) return <Navigate to={dashboardPath(signedInAlready)} replace />;
+    if (signedInAlready) return <Navigate to={homePath(signedInAlready)} replace />;
     return (
         <AuthCard title={t(LOGIN_PAGES[role].title)} subtitle={t(LOGIN_PAGES[role].subtitle)}>
             <LoginForm role={role} />

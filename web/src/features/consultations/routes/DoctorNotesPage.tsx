@@ -1,7 +1,9 @@
 /**
- * A hospital's view of one of its doctors' signed notes, read-only. The list
- * shows the signed consultations; opening one reads its note (each read is
- * recorded in the audit log by the server). Drafts never show here.
+ * A hospital's view of its doctors' signed notes, read-only: all of them at
+ * /signed-notes (each with its doctor's name), or one doctor's at
+ * /doctors/:doctorId/notes. The list shows the signed consultations; opening
+ * one reads its note (each read is recorded in the audit log by the server).
+ * Drafts never show here.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -34,7 +36,7 @@ type Load =
 type Opened = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'loaded'; note: SignedNoteDetail };
 
 /** One signed consultation: its note is read when the hospital opens it. */
-const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
+const SignedNoteRow = ({ item, withDoctor }: { item: SignedNoteSummary; withDoctor: boolean }) => {
     const { t, i18n } = useTranslation('consultations');
     const language = i18n.resolvedLanguage ?? 'en';
     const consoleName = useConsoleName();
@@ -66,6 +68,7 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
                     <span className="cons-item-title">{titleOf(item)}</span>
                     <span className="cons-muted">
                         {[
+                            withDoctor ? item.doctorName : '',
                             consoleName(item.console),
                             formatDateTime(item.signedAt ?? item.startedAt, language),
                             describe(item.patientReference),
@@ -115,7 +118,8 @@ const SignedNoteRow = ({ item }: { item: SignedNoteSummary }) => {
 
 const DoctorNotesPage = () => {
     const { t } = useTranslation('consultations');
-    const { doctorId = '' } = useParams();
+    // No doctor in the path: every doctor's notes.
+    const doctorId = useParams().doctorId ?? null;
     // The doctor list passes the name; the notes carry it too.
     const linkedName = (useLocation().state as { name?: string } | null)?.name ?? '';
     const [load, setLoad] = useState<Load>({ state: 'loading' });
@@ -152,12 +156,14 @@ const DoctorNotesPage = () => {
         );
     };
 
-    const name = (load.state === 'loaded' && load.items[0]?.doctorName) || linkedName;
+    const name = doctorId ? (load.state === 'loaded' && load.items[0]?.doctorName) || linkedName : '';
     return (
         <main className="page cons-page" data-testid="doctor-notes-page">
-            <nav className="cons-back">
-                <Link to={paths.manage}>{t('Back to doctors')}</Link>
-            </nav>
+            {doctorId && (
+                <nav className="cons-back">
+                    <Link to={paths.manage}>{t('Back to doctors')}</Link>
+                </nav>
+            )}
             <header className="cons-header">
                 <h1>{name ? t('Signed notes of {{name}}', { name }) : t('Signed notes')}</h1>
                 <p className="cons-intro">{t('Signed notes only, read-only. Each view is recorded in the audit log.')}</p>
@@ -177,13 +183,13 @@ const DoctorNotesPage = () => {
             )}
             {load.state === 'loaded' && load.items.length === 0 && (
                 <p className="cons-empty card" data-testid="signed-notes-empty">
-                    {t('This doctor has no signed notes yet.')}
+                    {doctorId ? t('This doctor has no signed notes yet.') : t('Your doctors have no signed notes yet.')}
                 </p>
             )}
             {load.state === 'loaded' && load.items.length > 0 && (
                 <ul className="cons-list" data-testid="signed-notes">
                     {load.items.map(item => (
-                        <SignedNoteRow key={item.id} item={item} />
+                        <SignedNoteRow key={item.id} item={item} withDoctor={!doctorId} />
                     ))}
                 </ul>
             )}

@@ -1,34 +1,27 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
-import { Button } from '@/components/ui/Button';
-import { PlusIcon } from '@/components/ui/icons';
 import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
 import { paths } from '@/config/paths';
 import { fetchCurrentSubscription, type CurrentSubscription } from '@/lib/api/subscription';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SessionUser } from '@/lib/session/storage';
-import { checkDoctorLimit, fetchDoctors, type Doctor } from '../api';
+import { fetchDoctors, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
+import { AddDoctorButton } from '../components/AddDoctorButton';
 import { DashboardAddDoctorModal } from '../components/DashboardAddDoctorModal';
 import { DashboardDoctorsTable } from '../components/DoctorsTable';
 import { RecordingStorageCard } from '../components/RecordingStorageCard';
 import { PlanStatusBadge } from '../components/StatusBadge';
+import { useDoctorLimit } from '../useDoctorLimit';
 
 import '../hospitals.css';
 
 /** Spec §9: the wait before a subscription refusal opens /subscription. */
 export const SUBSCRIPTION_REDIRECT_MS = 500;
-
-interface Limit {
-    checking: boolean;
-    canAdd: boolean;
-    /** The server's reason when no doctor can be added. */
-    message: string | null;
-}
 
 /**
  * /dashboard (spec §2 "Hospital Dashboard", §4 "Hospital dashboard"): the
@@ -56,38 +49,19 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
     const notify = useToast();
     const navigate = useNavigate();
     const hospitalId = user.hospitalId ?? '';
-    const tooltipId = useId();
+    const headingId = useId();
 
     const [loading, setLoading] = useState(true);
     const [doctors, setDoctors] = useState<Doctor[]>([]);
     const [subscription, setSubscription] = useState<CurrentSubscription | null>(null);
-    const [limit, setLimit] = useState<Limit>({ checking: true, canAdd: false, message: null });
+    const { limit, recheck: checkLimit } = useDoctorLimit(hospitalId);
     const [error, setError] = useState<string | null>(null);
     const [subscriptionError, setSubscriptionError] = useState<string | null>(null);
     const [adding, setAdding] = useState(false);
     const [submitting, setSubmitting] = useState(false);
     const redirect = useRef<number | undefined>(undefined);
-    const mounted = useRef(true);
 
-    useEffect(() => {
-        mounted.current = true;
-        return () => {
-            mounted.current = false;
-            window.clearTimeout(redirect.current);
-        };
-    }, []);
-
-    /** Spec §8: a failed limit check lets the hospital try (the server has the last word). */
-    const checkLimit = useCallback(async () => {
-        setLimit(current => ({ ...current, checking: true }));
-        const result = hospitalId ? await checkDoctorLimit(hospitalId) : null;
-        if (!mounted.current) return;
-        setLimit(
-            result?.ok
-                ? { checking: false, canAdd: result.data.canAdd, message: result.data.message ?? null }
-                : { checking: false, canAdd: true, message: null },
-        );
-    }, [hospitalId]);
+    useEffect(() => () => window.clearTimeout(redirect.current), []);
 
     useEffect(() => {
         let cancelled = false;
@@ -128,12 +102,6 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
     const activeCount = doctors.filter(doctor => doctor.isActive).length;
     const planName = subscription?.planId?.name ?? null;
     const limitReached = !limit.checking && !limit.canAdd;
-    const addDisabled = limit.checking || limitReached || submitting;
-    const tooltip = limit.checking
-        ? t('Checking limit...')
-        : limitReached
-          ? t('Doctor limit reached for your current plan. Upgrade to add more.')
-          : t('Add a new doctor to your hospital');
     const name = user.hospitalName || user.name;
 
     return (
@@ -168,8 +136,8 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
             ) : (
                 <>
                     <div className="hosp-stats">
-                        <section className="card hosp-stat" aria-labelledby={`${tooltipId}-total`}>
-                            <h2 id={`${tooltipId}-total`} className="hosp-stat-title">
+                        <section className="card hosp-stat" aria-labelledby={`${headingId}-total`}>
+                            <h2 id={`${headingId}-total`} className="hosp-stat-title">
                                 {t('Total Doctors')}
                             </h2>
                             <p className="hosp-stat-value" data-testid="total-doctors">
@@ -191,30 +159,21 @@ const Dashboard = ({ user }: { user: SessionUser }) => {
                         <RecordingStorageCard />
                     </div>
 
-                    <section className="card hosp-card" aria-labelledby={`${tooltipId}-doctors`}>
+                    <section className="card hosp-card" aria-labelledby={`${headingId}-doctors`}>
                         <div className="hosp-card-head">
-                            <h2 id={`${tooltipId}-doctors`}>{t('Doctor Management')}</h2>
-                            <span className="hosp-tip">
-                                <Button
-                                    aria-disabled={addDisabled || undefined}
-                                    aria-describedby={tooltipId}
-                                    className={addDisabled ? 'hosp-btn-disabled' : undefined}
-                                    onClick={() => {
-                                        if (!addDisabled) setAdding(true);
-                                    }}
-                                    data-testid="add-doctor"
-                                >
-                                    <PlusIcon />
-                                    {t('Add Doctor')}
-                                </Button>
-                                <span role="tooltip" id={tooltipId} className="hosp-tip-text">
-                                    {tooltip}
-                                </span>
-                            </span>
+                            <h2 id={`${headingId}-doctors`}>{t('Doctor Management')}</h2>
+                            <AddDoctorButton
+                                limit={limit}
+                                busy={submitting}
+                                onAdd={() => setAdding(true)}
+                                testId="add-doctor"
+                            >
+                                {t('Add Doctor')}
+                            </AddDoctorButton>
                         </div>
                         {limitReached && (
                             <p className="hosp-limit-note" data-testid="limit-note">
-                                {t(limit.message ?? 'Doctor limit reached for your current plan. Upgrade to add more.')}{' '}
+                                {t(limit.reason ?? 'Doctor limit reached for your current plan. Upgrade to add more.')}{' '}
                                 <Link to={paths.subscription}>{t('View plans')}</Link>
                             </p>
                         )}

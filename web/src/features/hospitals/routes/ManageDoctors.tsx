@@ -1,21 +1,23 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { SelectField, TextField } from '@/components/ui/Field';
-import { PlusIcon } from '@/components/ui/icons';
 import { Spinner } from '@/components/ui/Spinner';
 import { useToast } from '@/components/ui/Toasts';
-import { SPECIALTIES } from '@/config/paths';
+import { paths, SPECIALTIES } from '@/config/paths';
 import { useSession } from '@/lib/session/SessionProvider';
 import type { SessionUser } from '@/lib/session/storage';
 import { removeDoctor, setDoctorActive, type Doctor } from '../api';
 import { AccessNotice } from '../components/AccessNotice';
+import { AddDoctorButton } from '../components/AddDoctorButton';
 import { DeleteDoctorModal } from '../components/DeleteDoctorModal';
 import { DoctorFormModal } from '../components/DoctorFormModal';
 import { DoctorsTable } from '../components/DoctorsTable';
 import type { DoctorFilters, DoctorSort } from '../pager';
+import { useDoctorLimit } from '../useDoctorLimit';
 import { useDoctorPager } from '../useDoctorPager';
 
 import '../doctor-pages.css';
@@ -30,8 +32,10 @@ const SEARCH_DELAY_MS = 300;
  * remove; the page on screen reloads after every change. The list comes 50
  * rows at a time from the server, which also searches (name, email, licence
  * number, after a pause in typing), filters (specialty, state/province,
- * status) and orders it; Previous/Next follow its cursors. Users who are not a hospital
- * see the page's own 'Access Denied' notice.
+ * status) and orders it; Previous/Next follow its cursors. Add New Doctor is disabled at
+ * the plan's doctor limit, or without a plan, with the reason in its tooltip and a note
+ * that links to the plans. Users who are not a hospital see the page's own 'Access
+ * Denied' notice.
  */
 const ManageDoctors = () => {
     const { t } = useTranslation('hospitals');
@@ -86,6 +90,11 @@ const Manage = ({ user }: { user: SessionUser }) => {
         sort,
     };
     const { pager, state } = useDoctorPager(hospitalId, filters);
+    // The plan's doctor limit: Add is disabled at it (or without a plan) before any form is filled.
+    const { limit, recheck } = useDoctorLimit(hospitalId);
+    useEffect(() => {
+        void recheck();
+    }, [recheck]);
     const filtered = Boolean(query || stateQuery || specialty || status);
 
     useEffect(() => {
@@ -125,6 +134,7 @@ const Manage = ({ user }: { user: SessionUser }) => {
         if (result.ok) notify(t('Doctor removed successfully!'), 'success');
         else notify(t('Failed to remove doctor'), 'error');
         setDeleting(null); // closes either way (spec §4)
+        void recheck();
         await load();
     };
 
@@ -137,10 +147,9 @@ const Manage = ({ user }: { user: SessionUser }) => {
     };
 
     const addButton = (
-        <Button onClick={openAdd}>
-            <PlusIcon />
+        <AddDoctorButton limit={limit} onAdd={openAdd} testId="manage-add-doctor">
             {t('Add New Doctor')}
-        </Button>
+        </AddDoctorButton>
     );
 
     return (
@@ -152,6 +161,11 @@ const Manage = ({ user }: { user: SessionUser }) => {
                 </div>
                 {addButton}
             </header>
+            {!limit.checking && limit.reason && (
+                <p className="hosp-limit-note" data-testid="limit-note">
+                    {t(limit.reason)} <Link to={paths.subscription}>{t('View plans')}</Link>
+                </p>
+            )}
 
             <form className="hosp-filters card" role="search" onSubmit={event => event.preventDefault()}>
                 <TextField
@@ -255,10 +269,9 @@ const Manage = ({ user }: { user: SessionUser }) => {
                 <section className="card hosp-empty" data-testid="doctors-empty">
                     <h2>{t('No Doctors Registered')}</h2>
                     <p>{t('Start by adding your first doctor to the system.')}</p>
-                    <Button variant="secondary" onClick={openAdd}>
-                        <PlusIcon />
+                    <AddDoctorButton limit={limit} onAdd={openAdd} variant="secondary">
                         {t('Add New Doctor')}
-                    </Button>
+                    </AddDoctorButton>
                 </section>
             ) : null}
 
@@ -269,6 +282,7 @@ const Manage = ({ user }: { user: SessionUser }) => {
                     onClose={() => setEditing(null)}
                     onSaved={() => {
                         setEditing(null);
+                        void recheck();
                         void load();
                     }}
                 />

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router';
 
-import { dashboardPath } from '@/components/layout/Navbar';
 import { Alert } from '@/components/ui/Alert';
 import { Button } from '@/components/ui/Button';
 import { Modal } from '@/components/ui/Modal';
@@ -116,7 +115,7 @@ const DoctorSubscriptionPage = () => {
                 </div>
                 <div className="sub-header-actions">
                     {user && access.state === 'allowed' ? (
-                        <Link className="btn btn-secondary" to={dashboardPath(user)} data-testid="back-link">
+                        <Link className="btn btn-secondary" to={paths.doctorDashboard} data-testid="back-link">
                             {t('Back to dashboard')}
                         </Link>
                     ) : (
