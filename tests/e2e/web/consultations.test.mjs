@@ -348,6 +348,14 @@ describe('the consultation record', () => {
             headers: { authorization: `Bearer ${(await apiPost('/api/auth/login', { email: hospital.email, password: hospital.password, role: 'hospital' })).body.token}` },
         });
         assert.ok([403, 404].includes(response.status), `hospital read its doctor's consultation: ${response.status}`);
+
+        // Every doctor's signed notes, with how much drafts changed before signing, per template.
+        await page.goto(url('/signed-notes'));
+        const changes = page.getByTestId('draft-changes');
+        const changeRow = changes.getByTestId('draft-change-row').first();
+        await changeRow.waitFor();
+        assert.match(await changeRow.textContent(), /^Report draft\s*1\s*\d+%\s*\d+%$/);
+        await assertAccessible(page, 'hospital signed notes with draft changes');
     });
 
     it("starts without the consent click where the hospital made consent not mandatory", async () => {

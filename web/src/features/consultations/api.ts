@@ -167,3 +167,8 @@ export const readSignedNote = (consultationId: string) =>
             params: { path: { consultation_id: consultationId } },
         }),
     );
+
+export type DraftChange = Schemas['DraftChangeOut'];
+
+/** How much the hospital's doctors change drafts before signing, per template. */
+export const listDraftChanges = () => run(() => api.GET('/api/consultations/draft-changes'));

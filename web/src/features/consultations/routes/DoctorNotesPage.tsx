@@ -20,6 +20,7 @@ import {
     type SignedNoteDetail,
     type SignedNoteSummary,
 } from '../api';
+import { DraftChanges } from '../components/DraftChanges';
 import { usePatientReferenceText } from '../components/PatientReferenceEditor';
 import { SignedNote } from '../components/SignedNote';
 import { useConsoleName } from '../components/StateBadge';
@@ -200,6 +201,7 @@ const DoctorNotesPage = () => {
                     </Button>
                 </div>
             )}
+            {!doctorId && <DraftChanges />}
         </main>
     );
 };
