@@ -28,7 +28,7 @@ export const DraftChanges = () => {
     }, []);
 
     const label = (row: DraftChange) =>
-        row.templateTitle ?? (row.draftKind === 'report' ? t('Report draft') : row.draftKind === 'summary' ? t('Summary') : t('Note'));
+        (row.templateTitle ? t(row.templateTitle) : null) ?? (row.draftKind === 'report' ? t('Report draft') : row.draftKind === 'summary' ? t('Summary') : t('Note'));
 
     return (
         <section className="card cons-panel cons-draft-changes" aria-labelledby="draft-changes-heading" data-testid="draft-changes">

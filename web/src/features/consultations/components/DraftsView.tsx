@@ -48,11 +48,12 @@ export const DraftsView = ({
                             <strong>
                                 {draft.kind === 'note'
                                     ? t('Note draft: {{template}}', {
-                                          template:
+                                          template: t(
                                               templates.find(item => item.id === draft.templateId)?.title ??
-                                              draft.templateTitle ??
-                                              draft.templateId ??
-                                              '',
+                                                  draft.templateTitle ??
+                                                  draft.templateId ??
+                                                  '',
+                                          ),
                                       })
                                     : draft.kind === 'report'
                                       ? t('Report draft')

@@ -58,7 +58,7 @@ export const NoteTemplatePicker = ({
                 >
                     {(templates ?? []).map(item => (
                         <option key={item.id} value={item.id}>
-                            {item.title}
+                            {t(item.title)}
                         </option>
                     ))}
                 </select>

@@ -120,7 +120,7 @@ const ConsultationPage = () => {
             kind: 'success',
             text:
                 kind === 'note'
-                    ? t('The note is written in {{template}}. Review it, then save or sign.', { template: template?.title ?? '' })
+                    ? t('The note is written in {{template}}. Review it, then save or sign.', { template: t(template?.title ?? '') })
                     : kind === 'report'
                       ? t('Report draft ready.')
                       : t('Summary ready.'),
