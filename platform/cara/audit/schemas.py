@@ -19,6 +19,9 @@ class AuditEntry(BaseModel):
     actorName: str | None = Field(default=None, description="null once the account is gone")
     targetType: str | None = None
     targetId: str | None = None
+    targetName: str | None = Field(
+        default=None, description="the doctor's or account's name, for those targets; null once removed"
+    )
     detail: dict[str, Any] = Field(
         default_factory=dict, description="ids and field names, never clinical text"
     )

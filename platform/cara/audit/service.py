@@ -69,6 +69,19 @@ def purge_expired(
     return len(ids)
 
 
+ACCOUNT_TARGETS = frozenset({"doctor", "account"})
+
+
+def _account_target(row: TenantAuditEvent) -> uuid.UUID | None:
+    """The account an entry is about, when it is about a doctor or an account."""
+    if row.target_type not in ACCOUNT_TARGETS or not row.target_id:
+        return None
+    try:
+        return uuid.UUID(row.target_id)
+    except ValueError:
+        return None
+
+
 def hospital_log(
     session: Session,
     tenant_id: uuid.UUID | None,
@@ -108,7 +121,8 @@ def hospital_log(
     more = len(rows) > limit
     rows = rows[:limit]
     actors = {row.actor_account_id for row in rows if row.actor_account_id is not None}
-    names = repository.account_names(session, actors, tenant_id)
+    targets = {target for row in rows if (target := _account_target(row)) is not None}
+    names = repository.account_names(session, actors | targets, tenant_id)
     items = [
         AuditEntry(
             id=str(row.id),
@@ -118,6 +132,7 @@ def hospital_log(
             actorName=names.get(row.actor_account_id) if row.actor_account_id else None,
             targetType=row.target_type,
             targetId=row.target_id,
+            targetName=names.get(target) if (target := _account_target(row)) is not None else None,
             detail=row.detail or {},
         )
         for row in rows

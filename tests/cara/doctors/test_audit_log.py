@@ -64,3 +64,15 @@ def test_bad_cursor_and_filters_are_4xx(client: Any, hospital: HospitalAccount) 
     assert client.get(URL, params={"actor": "not-a-uuid"}, headers=hospital.headers).status_code == 422
     assert client.get(URL, params={"group": "billing"}, headers=hospital.headers).status_code == 422
     assert client.get(URL, params={"limit": 0}, headers=hospital.headers).status_code == 422
+
+
+def test_entries_about_a_doctor_name_the_doctor(client: Any, hospital: HospitalAccount) -> None:
+    added = client.post("/api/doctors/new-doctor", json=doctor_form(n=4), headers=hospital.headers).json()
+    client.put(f"/api/doctors/{added['_id']}", json={"name": "Dr Efua Sarpong"}, headers=hospital.headers)
+    entries = _all_pages(client, hospital, group="doctor")
+    about = [e for e in entries if e["targetType"] == "doctor" and e["targetId"] == added["_id"]]
+    assert about and all(e["targetName"] == "Dr Efua Sarpong" for e in about), about
+    # Settings have no person behind them: no name.
+    client.put("/api/consultations/settings", json={"retentionDays": 30}, headers=hospital.headers)
+    settings = next(e for e in _all_pages(client, hospital) if e["action"] == "record_settings.update")
+    assert settings["targetName"] is None

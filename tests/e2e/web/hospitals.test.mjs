@@ -262,6 +262,54 @@ describe('hospital dashboard and doctor management', () => {
         await page.getByTestId('doctors-sort').selectOption('name');
     });
 
+    it('says on the security page who did what to whom, in words, and keeps words whole on a phone', async () => {
+        await page.goto(url('/security'));
+        const table = page.getByTestId('audit-table');
+        await table.waitFor();
+        const edited = table.locator('tr[data-action="doctor.updated"]').first();
+        await edited.waitFor();
+        assert.match(await edited.textContent(), /Edited a doctor's details/);
+        assert.ok((await edited.textContent()).includes(managed.name), 'the doctor is named, not an id');
+        const cells = await table.locator('tbody tr[data-action] td').allTextContents();
+        const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+        assert.ok(!cells.some(text => uuid.test(text)), `an id is shown: ${cells.find(text => uuid.test(text))}`);
+        assert.ok(!cells.some(text => /^[a-z_]+(\.[a-z_]+)+$/.test(text.trim())), 'a raw action code is shown');
+
+        // In French on a phone: no word of the log is cut across two lines.
+        await page.evaluate(() => localStorage.setItem('locale', 'fr'));
+        await page.setViewportSize({ width: 390, height: 844 });
+        try {
+            await page.reload();
+            await table.locator('tr[data-action="doctor.updated"]').first().waitFor();
+            const cut = await page.evaluate(() => {
+                const found = [];
+                for (const cell of document.querySelectorAll('[data-testid="audit-table"] td')) {
+                    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+                    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                        for (const match of node.textContent.matchAll(/\S+/g)) {
+                            const range = document.createRange();
+                            range.setStart(node, match.index);
+                            range.setEnd(node, match.index + match[0].length);
+                            const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+                            if (tops.size > 1) found.push(match[0]);
+                        }
+                    }
+                }
+                return found;
+            });
+            assert.deepEqual(cut, [], `words cut across lines: ${cut.join(', ')}`);
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
+        } finally {
+            await page.evaluate(() => localStorage.setItem('locale', 'en'));
+            await page.setViewportSize({ width: 1280, height: 860 });
+            // The tests after this one go on from Manage Doctors.
+            await page.goto(url('/manage'));
+            await heading(page, 'Manage Doctors').waitFor();
+            await row(page, managed.name).waitFor();
+        }
+    });
+
     it('checks, adds and deletes a doctor through the Manage Doctors form', async () => {
         await button(page, 'Add New Doctor').first().click();
         const dialog = page.getByRole('dialog', { name: 'Add New Doctor' });

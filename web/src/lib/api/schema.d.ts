@@ -1737,6 +1737,11 @@ export interface components {
             id: string;
             /** Targetid */
             targetId?: string | null;
+            /**
+             * Targetname
+             * @description the doctor's or account's name, for those targets; null once removed
+             */
+            targetName?: string | null;
             /** Targettype */
             targetType?: string | null;
         };

@@ -64,6 +64,41 @@ const SecurityLog = () => {
         'profile.updated': t('Updated a profile'),
         'settings.doctor_mfa_required': t('Required two-factor sign-in for doctors'),
         'settings.doctor_mfa_optional': t('Made two-factor sign-in optional for doctors'),
+        'doctor.signed_up': t('Registered a doctor'),
+        'doctor.verified': t('Verified a doctor'),
+        'doctor.add_refused_address_in_use': t('Could not add a doctor: the email is in use'),
+        'consultation.consent': t("Recorded a patient's consent"),
+        'consultation.update': t("Edited a consultation's details"),
+        'consultation.draft': t('Cara wrote a draft'),
+        'consultation.note.save': t('Saved a note'),
+        'consultation.note.sign': t('Signed a note'),
+        'consultation.note.addendum': t('Added an addendum'),
+        'consultation.recorded': t('Filed a recorded consultation'),
+        'consultation.retention': t('Deleted an unsigned record after its retention period'),
+        'recording.consent': t("Recorded a patient's consent to a recording"),
+        'recording.expired': t('Deleted an abandoned recording'),
+        'certificate.uploaded': t('Uploaded a certificate'),
+    };
+    /** What an entry is about, in words: a doctor by name, a record by its kind (never an id). */
+    const target = (entry: AuditEntry): string => {
+        switch (entry.targetType) {
+            case null:
+            case undefined:
+                return '';
+            case 'doctor':
+            case 'account':
+                return entry.targetName ?? t('A removed account');
+            case 'consultation':
+                return t('A consultation');
+            case 'recording':
+                return t('A recording');
+            case 'record_settings':
+                return t('Record settings');
+            case 'certificate_file':
+                return t('A certificate');
+            default:
+                return t('Another record');
+        }
     };
     const when = (at: string) =>
         new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at));
@@ -125,8 +160,8 @@ const SecurityLog = () => {
                                 <tr key={entry.id} data-action={entry.action}>
                                     <td>{when(entry.at)}</td>
                                     <td>{entry.actorName ?? t('A removed account')}</td>
-                                    <td>{actions[entry.action] ?? entry.action}</td>
-                                    <td>{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : ''}</td>
+                                    <td>{actions[entry.action] ?? t('Another action')}</td>
+                                    <td>{target(entry)}</td>
                                 </tr>
                             ))}
                             {rows.after > 0 && (
