@@ -125,6 +125,9 @@ def ai_server(tmp_path: Path, gemini: GeminiDouble) -> Iterator[str]:
         # Short enough for the timeout case to run in seconds; the worker answers in milliseconds.
         "SUMMARY_TIMEOUT_SECONDS": "6",
         "LIVE_RECONNECT_BACKOFF_SECONDS": "0.05",
+        # A doctor signing up in the page starts on the trial, as in production: the sign-up
+        # lands on their console (the phone case).
+        "TRIAL_DAYS": "14",
     }
     with _api_server(tmp_path / "ai-server.log", env) as base:
         yield base

@@ -19,6 +19,7 @@ import {
     screenshot,
     signInAs,
     TIMEOUT,
+    uniqueEmail,
     url,
 } from './lib.mjs';
 
@@ -386,6 +387,185 @@ describe('live assistant consoles', () => {
         assert.equal(await page.getByTestId('demo-badge').count(), 0);
         await screenshot(page, 'console-not-configured');
         await assertAccessible(page, 'console, AI not configured');
+    });
+});
+
+/** The consoles' and the consent dialog's texts in `language`. */
+const textsOf = (language, namespace) =>
+    JSON.parse(readFileSync(new URL(`../../../web/src/locales/${language}/${namespace}.json`, import.meta.url), 'utf8'));
+
+/**
+ * Run in the page: the console's controls that are covered where they are scrolled into view
+ * (from the top of the page, as a doctor scrolling down or tabbing forward reaches them):
+ * document.elementFromPoint at each control's centre must be the control or inside it.
+ */
+const coveredControls = () => {
+    const describe = el =>
+        el
+            ? `${el.tagName.toLowerCase()}${el.classList.length ? `.${[...el.classList].join('.')}` : ''}` +
+              `[${(el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.textContent || '').trim().slice(0, 30)}]`
+            : 'nothing';
+    const controls = [...document.querySelectorAll('main button, main input, main select, main textarea')].filter(
+        el => el.checkVisibility() && el.getBoundingClientRect().width >= 4,
+    );
+    const problems = [];
+    for (const el of controls) {
+        document.scrollingElement.scrollTop = 0;
+        el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+        const box = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        if (!hit || !(hit === el || el.contains(hit))) problems.push(`${describe(el)} is covered by ${describe(hit)}`);
+    }
+    document.scrollingElement.scrollTop = 0;
+    return problems;
+};
+
+/** Run in the page: where `selector` is, and what is at its centre, against the viewport and the navbar. */
+const placeOf = selector => {
+    const el = document.querySelector(selector);
+    const box = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return {
+        top: box.top,
+        bottom: box.bottom,
+        navbarBottom: document.querySelector('.navbar')?.getBoundingClientRect().bottom ?? 0,
+        viewportHeight: window.innerHeight,
+        scrollY: window.scrollY,
+        hit: Boolean(hit && (hit === el || el.contains(hit))),
+        by: hit ? `${hit.tagName.toLowerCase()}.${[...hit.classList].join('.')}` : 'nothing',
+    };
+};
+
+describe('live consoles on a phone (390×844, a touch screen)', () => {
+    let browser;
+    let page;
+    const doctor = {
+        email: uniqueEmail('phone-radiotherapist'),
+        password: 'phone-console-secret',
+    };
+
+    before(async () => {
+        browser = await openBrowser({
+            args: MEDIA_ARGS,
+            viewport: { width: 390, height: 844 },
+            isMobile: true,
+            hasTouch: true,
+        });
+        page = browser.page;
+        await browser.context.grantPermissions(['microphone', 'camera'], { origin: BASE_URL });
+        await control('/reset', {});
+    });
+    after(async () => {
+        assert.deepEqual(browser.pageErrors, [], 'uncaught errors in the page');
+        await browser.close();
+    });
+
+    const field = label => page.getByLabel(label, { exact: true });
+    const connectIn = async language => {
+        await page.getByTestId('connect-button').tap();
+        const dialog = page.getByRole('dialog', { name: textsOf(language, 'consultations')['Patient consent'] });
+        await button(dialog, textsOf(language, 'consultations')['The patient agrees: start']).tap();
+        await dialog.waitFor({ state: 'detached' });
+        await page.locator('[data-testid="live-console"][data-state="connected"]').waitFor();
+    };
+    const disconnect = async () => {
+        await page.getByTestId('connect-button').tap();
+        await page.locator('[data-testid="live-console"][data-state="disconnected"]').waitFor();
+    };
+
+    it('lands a new doctor on their console at its top, with Connect on screen and uncovered by the toast', async () => {
+        await page.goto(url('/doctor-register'));
+        await page.getByRole('heading', { level: 1, name: 'Doctor Registration' }).waitFor();
+        await field('Full Name').fill('Dr Ama Mensah');
+        await field('Email').fill(doctor.email);
+        await field('Password').fill(doctor.password);
+        await field('Confirm Password').fill(doctor.password);
+        await field('Phone Number').fill('0241234567');
+        await field('Specialty').selectOption('Radiotherapist');
+        await field('License Number').fill(`GMC-${Date.now()}`);
+        await field('Years of Experience').fill('7');
+        await field('Country').selectOption('Ghana');
+        await field('State/Province').fill('Greater Accra');
+        await page.getByLabel(/I have read and accept the Privacy Policy/).check();
+        await button(page, 'Register').tap(); // the form is scrolled down to its button
+        await page.waitForURL(/\/radiotherapist$/);
+        await page.getByRole('heading', { level: 1, name: 'Radiotherapy Assistant' }).waitFor();
+        await page.getByTestId('toast').filter({ hasText: 'Registration successful!' }).waitFor();
+        await statusIs(page, 'Click to connect to Cara');
+        const heading = await page.evaluate(placeOf, 'main h1');
+        assert.equal(heading.scrollY, 0, 'the console opens at its top');
+        assert.ok(heading.top >= heading.navbarBottom, `the heading is below the navbar (${heading.top} < ${heading.navbarBottom})`);
+        const connect = await page.evaluate(placeOf, '[data-testid="connect-button"]');
+        assert.ok(connect.bottom <= connect.viewportHeight, `Connect is on screen (${connect.bottom} > ${connect.viewportHeight})`);
+        assert.ok(connect.hit, `Connect is covered by ${connect.by}`);
+        await screenshot(page, 'console-phone-after-registration');
+    });
+
+    it('reaches every control, disconnected and connected, in English and Arabic', async () => {
+        for (const language of ['en', 'ar']) {
+            await page.evaluate(language => localStorage.setItem('locale', language), language);
+            await page.goto(url('/radiotherapist'));
+            await page.getByTestId('console-status').filter({ hasText: textsOf(language, 'consoles')['Click to connect to Cara'] }).waitFor();
+            assert.deepEqual(await page.evaluate(coveredControls), [], `${language}, disconnected`);
+            await connectIn(language);
+            assert.deepEqual(await page.evaluate(coveredControls), [], `${language}, connected`);
+            await screenshot(page, `console-phone-connected-${language}`);
+            await disconnect();
+        }
+        await page.evaluate(() => localStorage.setItem('locale', 'en'));
+    });
+
+    it('opens the Transcription panel on screen at a tap, and keeps it open while the doctor reads it', async () => {
+        await page.goto(url('/radiotherapist'));
+        await statusIs(page, 'Click to connect to Cara');
+        // A touch screen, no mouse: the spec's mouse-driven close does not apply.
+        assert.equal(await page.evaluate(() => matchMedia('(hover: hover) and (pointer: fine)').matches), false);
+        await connectIn('en');
+        const index = (await sessions()).length - 1;
+        await serverSays({ serverContent: { inputTranscription: { text: 'Hey Cara, check the spinal cord dose.' } } }, index);
+        await serverSays({ serverContent: { turnComplete: true } }, index);
+        await button(page, 'Transcription panel').tap();
+        const panel = page.getByTestId('transcription-panel');
+        await panel.waitFor();
+        const shown = await page.evaluate(placeOf, '[data-testid="transcription-panel"] h2');
+        assert.ok(
+            shown.top >= shown.navbarBottom && shown.bottom <= shown.viewportHeight,
+            `the panel's title is on screen (${shown.top}..${shown.bottom}, navbar ${shown.navbarBottom}, viewport ${shown.viewportHeight})`,
+        );
+        assert.ok(shown.hit, `the panel's title is covered by ${shown.by}`);
+        await new Promise(resolve => setTimeout(resolve, 6500));
+        assert.ok(await panel.isVisible(), 'still open 6.5 s after the tap');
+        assert.equal(await button(page, 'Transcription panel').getAttribute('aria-pressed'), 'true');
+        await screenshot(page, 'console-phone-transcription');
+        await button(panel, 'Close').tap();
+        await panel.waitFor({ state: 'hidden' });
+    });
+
+    it("shows the dose-constraint check's result in the Voice Assistant panel as well as in the transcript", async () => {
+        const index = (await sessions()).length - 1;
+        await serverSays(
+            {
+                toolCall: {
+                    functionCalls: [
+                        {
+                            id: 'fc-phone-1',
+                            name: 'check_dose_constraint',
+                            args: { organ: 'spinal cord', metric: 'Dmax', value: 30, fractions: 10 },
+                        },
+                    ],
+                },
+            },
+            index,
+        );
+        const voice = page.getByTestId('voice-panel');
+        const check = voice.locator('[data-speaker="tool"]').filter({ hasText: '36 Gy EQD2' });
+        await check.waitFor();
+        assert.match(await check.textContent(), /Dose-constraint check.*within limit/s);
+        await button(page, 'Transcription panel').tap();
+        await page.getByTestId('transcription-panel').locator('[data-speaker="tool"]').filter({ hasText: '36 Gy EQD2' }).waitFor();
+        await assertAccessible(page, 'radiotherapy console on a phone, dose check shown');
+        await screenshot(page, 'console-phone-dose-check');
+        await disconnect();
     });
 });
 

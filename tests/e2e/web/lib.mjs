@@ -39,16 +39,26 @@ const CHROMIUM_ARGS = [
 /**
  * A fresh browser profile (empty localStorage) with one page.
  * `locale` sets the browser language (navigator.language and Accept-Language);
- * `args` adds Chromium switches (e.g. fake media devices for the consoles).
+ * `args` adds Chromium switches (e.g. fake media devices for the consoles);
+ * `viewport`, `isMobile` and `hasTouch` make it a phone (a touch screen, no mouse).
  */
-export const openBrowser = async ({ locale = 'en-US', colorScheme = 'light', args = [] } = {}) => {
+export const openBrowser = async ({
+    locale = 'en-US',
+    colorScheme = 'light',
+    args = [],
+    viewport = { width: 1280, height: 860 },
+    isMobile = false,
+    hasTouch = false,
+} = {}) => {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'cara-web-e2e-'));
     const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: CHROMIUM_PATH,
         args: [...CHROMIUM_ARGS, `--lang=${locale}`, ...args],
         locale,
         colorScheme,
-        viewport: { width: 1280, height: 860 },
+        viewport,
+        isMobile,
+        hasTouch,
     });
     context.setDefaultTimeout(TIMEOUT);
     const page = context.pages()[0] ?? (await context.newPage());

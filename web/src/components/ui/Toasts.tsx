@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 
 /**
  * Toasts of the app shell (spec §2 "Other": bottom-right, 3000 ms; the start
- * side under right-to-left). A toast pauses while hovered or focused, and the
+ * side under right-to-left; on a phone at the top, under the navbar, off the
+ * controls at the foot of the screen: styles.css). A toast pauses while hovered or focused, and the
  * region is a polite live region so screen readers announce it.
  * Callers pass already-translated text.
  */

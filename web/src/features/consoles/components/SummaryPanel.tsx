@@ -7,13 +7,14 @@
  * (tooltip 'Connect and record conversation first'); the generic console
  * keeps them enabled while connected and warns by toast instead (spec §5).
  */
-import { useCallback, useId, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Spinner } from '@/components/ui/Spinner';
 import { NETWORK_FAILED } from '@/lib/api/messages';
 import { requestSummary, SummaryError, type SummaryKind, type SummaryLine } from '../api';
 import { useConsoleToast } from './ConsoleToasts';
+import { revealPanel } from './TranscriptionPanel';
 
 type RequestState =
     | { status: 'idle' }
@@ -73,6 +74,10 @@ export const SummaryPanel = ({
     const [focus, setFocus] = useState('');
     const focusId = useId();
     const hintId = useId();
+    const panel = useRef<HTMLElement>(null);
+    useEffect(() => {
+        if (open) revealPanel(panel.current);
+    }, [open]);
 
     const hasConversation = transcript.some(line => line.text.trim());
     // Specialty consoles: usable once connected with a conversation. Generic: once connected.
@@ -121,6 +126,7 @@ export const SummaryPanel = ({
 
     return (
         <aside
+            ref={panel}
             id={id}
             className="console-panel summary-panel"
             hidden={!open}

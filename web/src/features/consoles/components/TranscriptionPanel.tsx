@@ -4,6 +4,10 @@
  * by mouse movement over the panel. Keyboard and screen-reader users are not
  * timed out: focus inside the panel, a key press or scrolling count as
  * movement too, and the panel never closes while it holds the focus.
+ * The close follows the mouse, so it applies where a mouse is the pointer
+ * (a hovering, fine pointer): on a touch screen, where no movement could keep
+ * it open, the panel stays until the doctor closes it. Opened below the fold
+ * (a phone, a narrow window), it is scrolled into view.
  */
 import { useCallback, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +17,16 @@ import type { Speaker } from '../live/protocol';
 import { formatTime, withInterim } from './transcript';
 
 export const TRANSCRIPTION_AUTO_CLOSE_MS = 5000;
+
+/** A mouse (or another hovering, fine pointer) is the page's main pointer. */
+const mousePointer = () => window.matchMedia?.('(hover: hover) and (pointer: fine)').matches ?? true;
+
+/** Scrolls an opened panel into view when its title is off screen. */
+export const revealPanel = (element: HTMLElement | null) => {
+    if (!element || element.hidden) return;
+    const box = element.getBoundingClientRect();
+    if (box.top < 0 || box.top + 48 > window.innerHeight) element.scrollIntoView({ block: 'start' });
+};
 
 export const useSpeakerLabel = () => {
     const { t } = useTranslation('consoles');
@@ -39,7 +53,7 @@ export const TranscriptionPanel = ({ id, open, lines, interim, onClose }: Transc
 
     const restart = useCallback(() => {
         window.clearTimeout(timer.current);
-        if (!panel.current || panel.current.hidden) return;
+        if (!panel.current || panel.current.hidden || !mousePointer()) return;
         timer.current = window.setTimeout(function expire() {
             if (panel.current?.contains(document.activeElement)) {
                 timer.current = window.setTimeout(expire, TRANSCRIPTION_AUTO_CLOSE_MS);
@@ -51,6 +65,7 @@ export const TranscriptionPanel = ({ id, open, lines, interim, onClose }: Transc
 
     useEffect(() => {
         if (!open) return;
+        revealPanel(panel.current);
         restart();
         return () => window.clearTimeout(timer.current);
     }, [open, restart]);

@@ -2,6 +2,8 @@
  * The Voice Assistant panel (spec §2): its own microphone button, the turns
  * of the clinician and of Cara, and (beyond the spec, for clinicians who
  * cannot speak at that moment) a typed question, sent on the same socket.
+ * A dose-constraint check the assistant ran (the radiotherapy console) shows
+ * among the turns where it happened, so its result is read beside Cara's answer.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -31,10 +33,7 @@ export const VoiceAssistantPanel = (props: VoiceAssistantPanelProps) => {
     const list = useRef<HTMLOListElement>(null);
     const micRing = useLevelVariable<HTMLButtonElement>(props.inputLevel);
     const inputId = useId();
-    const turns = withInterim(
-        props.lines.filter(line => line.speaker !== 'tool'),
-        { user: props.interim.user, assistant: props.interim.assistant },
-    );
+    const turns = withInterim(props.lines, { user: props.interim.user, assistant: props.interim.assistant });
 
     useEffect(() => {
         const element = list.current;
