@@ -527,7 +527,12 @@ describe('live consoles on a phone (390×844, a touch screen)', () => {
         await button(page, 'Transcription panel').tap();
         const panel = page.getByTestId('transcription-panel');
         await panel.waitFor();
-        const shown = await page.evaluate(placeOf, '[data-testid="transcription-panel"] h2');
+        // Opening scrolls the panel into view; on a busy machine that may take a frame or two.
+        let shown = await page.evaluate(placeOf, '[data-testid="transcription-panel"] h2');
+        for (let tries = 0; tries < 30 && !(shown.top >= shown.navbarBottom && shown.bottom <= shown.viewportHeight); tries += 1) {
+            await page.waitForTimeout(100);
+            shown = await page.evaluate(placeOf, '[data-testid="transcription-panel"] h2');
+        }
         assert.ok(
             shown.top >= shown.navbarBottom && shown.bottom <= shown.viewportHeight,
             `the panel's title is on screen (${shown.top}..${shown.bottom}, navbar ${shown.navbarBottom}, viewport ${shown.viewportHeight})`,

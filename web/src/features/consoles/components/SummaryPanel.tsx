@@ -76,7 +76,9 @@ export const SummaryPanel = ({
     const hintId = useId();
     const panel = useRef<HTMLElement>(null);
     useEffect(() => {
-        if (open) revealPanel(panel.current);
+        if (!open) return;
+        const frame = window.requestAnimationFrame(() => revealPanel(panel.current));
+        return () => window.cancelAnimationFrame(frame);
     }, [open]);
 
     const hasConversation = transcript.some(line => line.text.trim());

@@ -65,9 +65,13 @@ export const TranscriptionPanel = ({ id, open, lines, interim, onClose }: Transc
 
     useEffect(() => {
         if (!open) return;
-        revealPanel(panel.current);
+        // After the frame that lays the opened panel out (a slow phone may not have yet).
+        const frame = window.requestAnimationFrame(() => revealPanel(panel.current));
         restart();
-        return () => window.clearTimeout(timer.current);
+        return () => {
+            window.cancelAnimationFrame(frame);
+            window.clearTimeout(timer.current);
+        };
     }, [open, restart]);
 
     const entries = withInterim(lines, interim);
