@@ -191,7 +191,7 @@ def _reset_database() -> None:
                 "TRUNCATE platform.audit_events, platform.provider_events, platform.payments,"
                 " platform.subscriptions, platform.password_resets, platform.admin_invitations,"
                 " platform.outbox_jobs, platform.tenant_rollups, platform.period_rollups,"
-                " platform.accounts, platform.hospitals CASCADE"
+                " platform.pending_signups, platform.accounts, platform.hospitals CASCADE"
             )
         )
         conn.execute(text("DELETE FROM platform.tenants WHERE kind = 'hospital'"))

@@ -62,12 +62,40 @@ def admin_payload(**overrides: Any) -> dict[str, Any]:
     return body
 
 
-def signup(client: Any, payload: dict[str, Any], token: str | None = None) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    r = client.post("/api/auth/signup", json=payload, headers=headers)
+def signup(
+    client: Any, payload: dict[str, Any], token: str | None = None, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The new account's `{token, user}`. A doctor or hospital signing themselves up is answered
+    202 and made by the mailed link: this follows it (`follow_signup_link`)."""
+    sent = {**(headers or {}), **({"Authorization": f"Bearer {token}"} if token else {})}
+    r = client.post("/api/auth/signup", json=payload, headers=sent)
+    if r.status_code == 202 and token is None:
+        return follow_signup_link(client, str(payload["email"]), headers=headers)
     assert r.status_code == 201, r.text
     data: dict[str, Any] = r.json()["data"]
     return data
+
+
+def follow_signup_link(client: Any, email: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """Finish the newest pending sign-up of `email` as its mailed link would: `{token, user}`."""
+    r = open_signup_link(client, email, headers=headers)
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()["data"]
+    return data
+
+
+def open_signup_link(client: Any, email: str | None = None, headers: dict[str, str] | None = None) -> Any:
+    """POST /api/auth/complete-signup for the newest unused pending sign-up (of `email`, or of
+    anyone), and its response.
+
+    The link's token exists only in the mail; tests that read the mail itself are in
+    tests/cara/registration. Here the pending row is given a token known to the test
+    (`cara_devstack.signup_link`), and the real endpoint is called with it.
+    """
+    from cara_devstack.signup_link import known_link_token
+
+    link_token = known_link_token(email)
+    return client.post("/api/auth/complete-signup", json={"token": link_token}, headers=headers or {})
 
 
 def auth(token: str) -> dict[str, str]:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import httpx
 from _common import ApiServer, Summary, log, run_bench
 
+from cara_devstack.signup_link import sign_up
+
 WARMUP_PAIRS = 5
 TARGET = 0.20
 
@@ -53,9 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body(api: ApiServer) -> None:
         with httpx.Client(base_url=api.base_url, timeout=30) as client:
             known = "bench-known-doctor@example.com"
-            r = client.post(
-                "/api/auth/signup",
-                json={
+            r = sign_up(
+                client,
+                {
                     "role": "doctor",
                     "name": "Bench Doctor",
                     "email": known,

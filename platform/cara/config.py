@@ -84,6 +84,8 @@ class Settings(BaseSettings):
     # hospitals that never do are removed, schema and role with them, after this many days.
     hospital_email_verification: bool = True
     unverified_hospital_days: int = Field(default=7, ge=1)
+    # How long the link that finishes an anonymous sign-up stays valid.
+    signup_link_hours: int = Field(default=24, ge=1, le=168)
     # Two-factor sign-in (cara.auth.mfa). Platform admins must enrol (sent to enrolment right
     # after sign-in while they have none); doctors and hospitals may, or a hospital requires it.
     admin_mfa_required: bool = True
@@ -113,6 +115,9 @@ class Settings(BaseSettings):
     # Wrong two-factor codes (sign-in, enrolment, disabling) per account.
     rate_limit_mfa_account: str = "5 per 15 minutes"
     rate_limit_signup_address: str = "10 per hour"
+    # Sign-up mails to one address (the link, or "this email already has an account"); past it the
+    # answer is the same and nothing is mailed, so sign-up cannot flood someone's inbox.
+    rate_limit_signup_email: str = "3 per hour"
     # Hospital sign-ups create a schema and a role: per address, and in total on the platform.
     rate_limit_hospital_signup_address: str = "3 per hour"
     rate_limit_hospital_signups: str = "100 per hour"
@@ -238,6 +243,7 @@ class Settings(BaseSettings):
         "rate_limit_login_unlock_mail",
         "rate_limit_mfa_account",
         "rate_limit_signup_address",
+        "rate_limit_signup_email",
         "rate_limit_hospital_signup_address",
         "rate_limit_hospital_signups",
         "rate_limit_forgot_password_address",

@@ -21,6 +21,7 @@ OWNERS = {
     "/api/auth/doctor": "cara.profiles",
     # Sign-up is registration's (which depends on auth, never the other way).
     "/api/auth/signup": "cara.registration",
+    "/api/auth/complete-signup": "cara.registration",
     "/api/auth": "cara.auth",
     "/api/certificates": "cara.profiles",
     "/api/consultations": "cara.consultations",

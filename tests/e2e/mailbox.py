@@ -70,3 +70,20 @@ def smtp_mailbox(folder: Path) -> Iterator[int]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def mail_into(folder: Path, public_base_url: str) -> Iterator[Path]:
+    """Mail sent by this process's worker lands in `folder`, its links pointing at the server
+    under test (`public_base_url`); the settings are put back after."""
+    from cara.config import get_settings
+
+    settings = get_settings()
+    saved = (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url)
+    with smtp_mailbox(folder) as port:
+        settings.smtp_host, settings.smtp_port, settings.smtp_starttls = "127.0.0.1", port, False
+        settings.public_base_url = public_base_url
+        try:
+            yield folder
+        finally:
+            (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url) = saved

@@ -25,20 +25,22 @@ SCRIPT = REPO / "tests" / "e2e" / "admin-web" / "console.test.mjs"
 
 
 @pytest.fixture
-def seeded(client: Any, admin_token: str) -> None:
+def seeded(client: Any, admin_token: str) -> dict[str, str]:
     hospitals = [
         signup(client, hospital_payload(name="Korle Bu Teaching Hospital", state="Accra")),
         signup(client, hospital_payload(name="Aga Khan University Hospital", state="Nairobi")),
     ]
     add_staff(client, doctor_payload(isHospitalCreated=True, specialty="Cardiologist"), hospitals[0]["token"])
-    signup(client, doctor_payload(specialty="Radiologist"))
+    clinician = doctor_payload(specialty="Radiologist")
+    signup(client, clinician)
     subscribe(hospitals[0]["user"]["email"], "hospital-silver")
     pay(hospitals[0]["user"]["email"], "hospital-silver", 24_900, datetime.now(UTC))
     with session_scope() as s:
         rollups.refresh_all(s)
+    return {"email": clinician["email"], "password": clinician["password"]}
 
 
-def test_admin_console(live_server: str, seeded: None, tmp_path: Path) -> None:
+def test_admin_console(live_server: str, seeded: dict[str, str], tmp_path: Path) -> None:
     if not (REPO / "admin-web" / "dist" / "index.html").exists():
         pytest.fail("admin-web is not built: run ./ops/test, which builds it first")
     artifacts = ARTIFACTS / "admin-web"
@@ -49,6 +51,9 @@ def test_admin_console(live_server: str, seeded: None, tmp_path: Path) -> None:
             "BASE_URL": live_server,
             "ADMIN_EMAIL": "root-admin@example.com",
             "ADMIN_PASSWORD": "root-password",
+            # an independent doctor, signed in on the console's origin from the clinician app's side
+            "CLINICIAN_EMAIL": seeded["email"],
+            "CLINICIAN_PASSWORD": seeded["password"],
             "ARTIFACTS_DIR": str(artifacts),
             # what the seed above must show once rolled up
             "EXPECTED_STATS": json.dumps(

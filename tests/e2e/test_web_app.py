@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from cara.config import get_settings
 from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
-from tests.e2e.mailbox import smtp_mailbox
+from tests.e2e.mailbox import mail_into
 from tests.factories import add_staff, auth, doctor_payload, hospital_payload, signup
 
 # The consoles, the consultation record and the live console on a shaped network need the Gemini
@@ -32,16 +31,8 @@ SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs") 
 @pytest.fixture
 def mailbox(tmp_path: Path, live_server: str, worker: Any) -> Iterator[Path]:
     """Mail sent by the in-process worker lands in a folder the browser test reads."""
-    folder = tmp_path / "mailbox"
-    settings = get_settings()
-    saved = (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url)
-    with smtp_mailbox(folder) as port:
-        settings.smtp_host, settings.smtp_port, settings.smtp_starttls = "127.0.0.1", port, False
-        settings.public_base_url = live_server
-        try:
-            yield folder
-        finally:
-            (settings.smtp_host, settings.smtp_port, settings.smtp_starttls, settings.public_base_url) = saved
+    with mail_into(tmp_path / "mailbox", live_server) as folder:
+        yield folder
 
 
 @pytest.fixture

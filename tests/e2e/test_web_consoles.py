@@ -44,6 +44,7 @@ from cara.config import get_settings
 from cara_doubles.gemini import GeminiDouble, GenerateRequest, LiveSession, pcm_tone
 from tests.cara.admin_console.seed import subscribe
 from tests.e2e.conftest import ARTIFACTS, REPO, run_browser_script
+from tests.e2e.mailbox import mail_into
 from tests.factories import doctor_payload, signup
 
 SCRIPT = REPO / "tests" / "e2e" / "web" / "consoles.test.mjs"
@@ -285,11 +286,19 @@ def _pcm_rms(pcm: bytes) -> float:
     return float((sum(s * s for s in samples) / max(1, len(samples))) ** 0.5)
 
 
+@pytest.fixture
+def mailbox(tmp_path: Path, ai_server: str, worker: Any) -> Iterator[Path]:
+    """The sign-up link a doctor registering in the page follows (sent by this process's worker)."""
+    with mail_into(tmp_path / "mailbox", ai_server) as folder:
+        yield folder
+
+
 def test_web_consoles(
     ai_server: str,
     plain_server: str,
     ai_settings: None,
     worker: Any,
+    mailbox: Path,
     control: DoubleControl,
     accounts: dict[str, Any],
 ) -> None:
@@ -305,6 +314,7 @@ def test_web_consoles(
             "CONTROL_URL": control.url,
             "CHROMIUM_ARGS": json.dumps(MEDIA_ARGS),
             "ARTIFACTS_DIR": str(artifacts),
+            "MAILBOX_DIR": str(mailbox),
             "FIXTURES": json.dumps(accounts),
         },
         timeout=420,

@@ -123,6 +123,47 @@ def mfa_disabled(email: str) -> None:
     )
 
 
+@dramatiq.actor(broker=broker, actor_name="mail.signup_link", queue_name="mail", max_retries=5)
+def signup_link(pending_id: str, token: str) -> None:
+    """The link that finishes a doctor's or hospital's own sign-up. Mailed once; a link already
+    used or expired is not mailed."""
+    settings = get_settings()
+    with session_scope() as session:
+        pending = invitations.pending_signup_for_update(session, uuid.UUID(pending_id))
+        if pending is None or pending.mailed_at is not None or pending.used_at is not None:
+            return
+        if pending.expires_at <= utcnow():
+            return
+        who = "your hospital's account" if pending.role == "hospital" else "your account"
+        mailer.send(
+            to=pending.email,
+            subject="Finish creating your Cara account",
+            body=(
+                f"Welcome to Cara. Open this link to confirm this address and finish creating {who} "
+                f"(valid for {settings.signup_link_hours} hours, usable once):\n"
+                f"{settings.public_base_url}/complete-signup?token={token}\n\n"
+                "If you did not sign up for Cara, ignore this email: no account is made without it."
+            ),
+        )
+        pending.mailed_at = utcnow()
+
+
+@dramatiq.actor(broker=broker, actor_name="mail.signup_email_in_use", queue_name="mail", max_retries=5)
+def signup_email_in_use(email: str) -> None:
+    """Someone signed up with an address that already has an account: its owner is told (the
+    sign-up was answered as for a new address, so it learnt nothing)."""
+    mailer.send(
+        to=email,
+        subject="Someone tried to sign up on Cara with your email",
+        body=(
+            "Someone tried to create a Cara account with this email address, but it already has "
+            "one, so no new account was made and yours is unchanged.\n\n"
+            "If it was you, sign in with your existing account, or reset your password from the "
+            "sign-in page. If it was not you, you can ignore this email."
+        ),
+    )
+
+
 @dramatiq.actor(broker=broker, actor_name="mail.doctor_email_in_use", queue_name="mail", max_retries=5)
 def doctor_email_in_use(email: str, hospital_name: str) -> None:
     """A hospital tried to add a doctor with an address that already has a Cara account: its

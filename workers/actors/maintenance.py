@@ -23,11 +23,13 @@ log = logging.getLogger("cara.maintenance")
     broker=broker, actor_name="maintenance.purge_expired_tokens", queue_name="maintenance", max_retries=3
 )
 def purge_expired_tokens() -> None:
-    """Delete reset and invitation tokens that expired more than a day ago."""
+    """Delete reset, invitation and pending sign-up tokens that expired (or were used) more than a
+    day ago."""
     cutoff = utcnow() - timedelta(days=1)
     with session_scope() as session:
         accounts.delete_resets_expired_before(session, cutoff)
         invitations.delete_invitations_done_before(session, cutoff)
+        invitations.delete_pending_signups_done_before(session, cutoff)
 
 
 @dramatiq.actor(

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import httpx
 
+from cara_devstack.signup_link import sign_up
+
 ROLES = ("anonymous", "doctor", "hospital", "hospital-doctor", "admin")
 CHECKS = (
     "not_a_server_error",
@@ -102,8 +104,12 @@ def make_accounts(
     admin_password: str | None,
     roles: tuple[str, ...] = ROLES,
     admin_totp_secret: str | None = None,
+    database_url: str | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Authorization headers per role, from fresh accounts (unique emails) on the server."""
+    """Authorization headers per role, from fresh accounts (unique emails) on the server.
+
+    Self sign-ups are finished by their mailed link; the fuzzer follows it through the server's
+    database (`database_url`, by default the one cara's settings name: DATABASE_URL)."""
     tag = secrets.token_hex(4)
     headers: dict[str, dict[str, str]] = {}
     with httpx.Client(base_url=base_url, timeout=30) as http:
@@ -123,7 +129,7 @@ def make_accounts(
                 "state": "Greater Accra",
                 "privacyPolicyAccepted": True,
             }
-            headers["doctor"] = _bearer(_token(http.post("/api/auth/signup", json=doctor)))
+            headers["doctor"] = _bearer(_token(sign_up(http, doctor, database_url=database_url)))
         if {"hospital", "hospital-doctor"} & set(roles):
             hospital = {
                 "role": "hospital",
@@ -139,7 +145,7 @@ def make_accounts(
                 "state": "Greater Accra",
                 "privacyPolicyAccepted": True,
             }
-            signed_up = http.post("/api/auth/signup", json=hospital)
+            signed_up = sign_up(http, hospital, database_url=database_url)
             headers["hospital"] = _bearer(_token(signed_up))
             if "hospital-doctor" in roles:
                 # The staff doctor belongs to a second hospital: fuzzing the first one's
@@ -151,7 +157,7 @@ def make_accounts(
                     "email": f"fuzz-employer-{tag}@example.com",
                     "registrationNumber": f"R-FUZZ-E-{tag}",
                 }
-                employer_up = http.post("/api/auth/signup", json=employer)
+                employer_up = sign_up(http, employer, database_url=database_url)
                 hospital_headers = _bearer(_token(employer_up))
                 _subscribe(http, hospital_headers, employer_up.json()["data"]["user"]["_id"])
                 staff = {
@@ -301,6 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--admin-email", default=os.environ.get("FIRST_ADMIN_EMAIL"))
     parser.add_argument("--admin-password", default=os.environ.get("FIRST_ADMIN_PASSWORD"))
     parser.add_argument("--admin-totp-secret", help="the admin's two-factor key, when it has enrolled")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="the server's database, to follow the fuzz accounts' sign-up links (default DATABASE_URL)",
+    )
     parser.add_argument("--roles", default=",".join(ROLES), help="comma-separated, of: " + ", ".join(ROLES))
     parser.add_argument("--max-examples", type=int, default=100, help="test cases per operation and phase")
     parser.add_argument("--seed", type=int, default=20261125)
@@ -315,7 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     base_url = args.base_url.rstrip("/")
     report_dir = args.report_dir.resolve()
     report_dir.mkdir(parents=True, exist_ok=True)
-    accounts = make_accounts(base_url, args.admin_email, args.admin_password, roles, args.admin_totp_secret)
+    accounts = make_accounts(
+        base_url, args.admin_email, args.admin_password, roles, args.admin_totp_secret, args.database_url
+    )
     results = []
     for role in roles:
         print(f"==> fuzzing as {role}", flush=True)

@@ -100,6 +100,7 @@ def create_doctor(
     certifications: list[dict[str, Any]] | None = None,
     work_history: list[dict[str, Any]] | None = None,
     availability: list[dict[str, Any]] | None = None,
+    password_hash: str | None = None,
 ) -> tuple[Account, DoctorProfile]:
     """The doctor's login account, profile row and audit entries, for every way a doctor is made.
 
@@ -108,7 +109,8 @@ def create_doctor(
     the `independent` tenant, on the free trial. `body` must have passed its form's rules.
     The audit entries name `acting` (whoever is signed in; the new doctor otherwise): the
     tenant's "doctor.created" and the platform's `platform_action` ("doctor.signed_up" for
-    registration, "doctor.created" for Manage Doctors).
+    registration, "doctor.created" for Manage Doctors). `password_hash` is given when the
+    password was hashed earlier (a sign-up finished by its mailed link).
     """
     email = normalise_email(body.email or "")
     if email_taken(session, email):
@@ -125,7 +127,7 @@ def create_doctor(
     specialty = (body.specialty or "").strip() or DEFAULT_SPECIALTY
     account = Account(
         email=email,
-        password_hash=passwords.hash_password(body.password or ""),
+        password_hash=password_hash or passwords.hash_password(body.password or ""),
         role="doctor",
         name=(body.name or "").strip(),
         phone_number=(body.phone_number or "").strip(),

@@ -351,6 +351,28 @@ class AdminInvitation(PlatformBase):
     created_at: Mapped[datetime] = created_at()
 
 
+class PendingSignup(PlatformBase):
+    """An anonymous sign-up waiting for its address to confirm it: nothing else exists until the
+    mailed link is followed, so a sign-up answers the same whether the email is free or taken.
+    `form` is the sign-up form without the password (its hash is `password_hash`); only the
+    link token's SHA-256 is stored. Purged a day after it expires or is used."""
+
+    __tablename__ = "pending_signups"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    email: Mapped[str] = mapped_column(String(254), nullable=False, index=True)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    form: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    password_hash: Mapped[str] = mapped_column(String(255), nullable=False)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    mailed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = created_at()
+
+    __table_args__ = (CheckConstraint("role IN ('doctor', 'hospital')", name="pending_signup_role"),)
+
+
 class OutboxJob(PlatformBase):
     """A job written in the same transaction as the data it refers to.
 

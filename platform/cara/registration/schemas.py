@@ -73,6 +73,21 @@ class SignupResponse(BaseModel):
     data: AuthData
 
 
+class SignupPendingData(BaseModel):
+    email: str
+
+
+class SignupPending(BaseModel):
+    """The answer to a doctor or hospital signing themselves up, whether the email is free or not."""
+
+    message: str
+    data: SignupPendingData
+
+
+class CompleteSignupIn(RequestBody):
+    token: str | None = Field(default=None, description="the token of the mailed link")
+
+
 class InvitationIn(RequestBody):
     email: str | None = None
 

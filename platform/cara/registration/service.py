@@ -25,13 +25,19 @@ from cara.auth.service import EMAIL_TAKEN, email_taken, start_email_verification
 from cara.config import get_settings
 from cara.doctors.service import create_doctor
 from cara.kit import throttle
-from cara.kit.errors import Conflict, Forbidden, ValidationFailed
+from cara.kit.errors import BadRequest, Conflict, Forbidden, ValidationFailed
 from cara.kit.jobs import enqueue_after_commit
 from cara.kit.validation import FieldErrors, blank, email_error, normalise_email
-from cara.models import Account, AdminInvitation, Hospital
+from cara.models import Account, AdminInvitation, Hospital, PendingSignup
 from cara.models.base import utcnow
 from cara.registration import repository
-from cara.registration.schemas import SIGNUP_FORMS, InvitationOut, SignupRequest
+from cara.registration.schemas import (
+    SIGNUP_FORMS,
+    InvitationOut,
+    SignupPending,
+    SignupPendingData,
+    SignupRequest,
+)
 from tenants import naming
 from tenants.provisioning import provision_hospital_tenant
 
@@ -101,13 +107,85 @@ def limit_signup(plan: SignupPlan, acting: Principal | None, client: str) -> Non
         )
 
 
+# ---------------------------------------------------------------- anonymous sign-up, confirmed by mail
+#
+# Someone signing themselves up (a doctor or a hospital, no bearer token) is answered the same
+# whether the email is free or already has an account, so sign-up cannot tell a stranger who uses
+# Cara. Nothing is created at first: the form waits in `pending_signups`, and the mailed link
+# creates the account (`finish_signup`). A taken address gets a mail to its owner instead.
+
+PENDING_MESSAGE = "Check your email: we sent a link to finish creating your account."
+LINK_INVALID = "This link is invalid or has expired. Please sign up again."
+
+
+def is_confirmed_by_mail(plan: SignupPlan, acting: Principal | None) -> bool:
+    """Sign-ups that wait for their mailed link: a doctor or hospital signing themselves up.
+    A hospital adding its doctor and an invited admin (whose invitation went to that address)
+    are made at once."""
+    return acting is None and plan.role in ("doctor", "hospital")
+
+
+def start_signup(session: Session, req: SignupRequest, plan: SignupPlan) -> SignupPending:
+    """Keep the form and mail its link, or tell the address's owner it already has an account.
+
+    The password is hashed on both paths so the answer takes as long either way. Past
+    RATE_LIMIT_SIGNUP_EMAIL nothing is mailed to that address, and the answer is still the same.
+    """
+    email = normalise_email(req.email or "")
+    password_hash = passwords.hash_password(req.password or "")
+    answer = SignupPending(message=PENDING_MESSAGE, data=SignupPendingData(email=email))
+    if not throttle.allow("signup-email", get_settings().rate_limit_signup_email, email):
+        return answer
+    if email_taken(session, email):
+        enqueue_after_commit(session, "mail.signup_email_in_use", email=email)
+        return answer
+    token, token_hash = new_invitation_token()
+    pending = PendingSignup(
+        email=email,
+        role=plan.role,
+        form=req.model_dump(mode="json", exclude={"password", "invitationToken"}, exclude_none=True),
+        password_hash=password_hash,
+        token_hash=token_hash,
+        expires_at=utcnow() + timedelta(hours=get_settings().signup_link_hours),
+    )
+    session.add(pending)
+    session.flush()
+    enqueue_after_commit(session, "mail.signup_link", pending_id=str(pending.id), token=token)
+    return answer
+
+
+def take_pending_signup(
+    session: Session, token: str | None
+) -> tuple[PendingSignup, SignupRequest, SignupPlan]:
+    """The pending sign-up of a mailed link, locked until commit (400 when unknown, used or
+    expired), with its form and where the account will live. Its rules were checked when it
+    was sent; the email may have been taken since, which `signup` answers with 409."""
+    pending = repository.pending_signup_by_hash(session, _sha256(token)) if token else None
+    if pending is None or pending.used_at is not None or pending.expires_at <= utcnow():
+        raise BadRequest(LINK_INVALID)
+    req = SignupRequest.model_validate({**pending.form, "role": pending.role})
+    if pending.role == "hospital":
+        plan = SignupPlan("hospital", naming.new_hospital_schema(), True)
+    else:
+        plan = SignupPlan("doctor", naming.INDEPENDENT_SCHEMA, False)
+    return pending, req, plan
+
+
 def signup(
-    session: Session, req: SignupRequest, plan: SignupPlan, acting: Principal | None
+    session: Session,
+    req: SignupRequest,
+    plan: SignupPlan,
+    acting: Principal | None,
+    *,
+    confirmed: PendingSignup | None = None,
 ) -> tuple[str, UserOut]:
     """Create the account (and hospital tenant or doctor profile) in `session`.
 
-    `session` must be bound to `plan.tenant_schema` for doctors.
+    `session` must be bound to `plan.tenant_schema` for doctors. `confirmed` is the pending
+    sign-up whose mailed link was followed: its password hash is used and its email counts as
+    verified (the link proved it).
     """
+    password_hash = confirmed.password_hash if confirmed is not None else None
     if plan.role == "doctor":
         employer = acting if plan.tenant_schema != naming.INDEPENDENT_SCHEMA else None
         doctor, profile = create_doctor(
@@ -115,6 +193,7 @@ def signup(
             req,
             hospital=employer,
             acting=acting,
+            password_hash=password_hash,
             platform_action="doctor.signed_up",
             education=list(req.education or []),
             certifications=[c.model_dump() for c in req.certifications or []],
@@ -132,7 +211,7 @@ def signup(
 
     account = Account(
         email=email,
-        password_hash=passwords.hash_password(req.password or ""),
+        password_hash=password_hash or passwords.hash_password(req.password or ""),
         role=plan.role,
         name=(req.name or "").strip(),
         phone_number=(req.phoneNumber or "").strip(),
@@ -163,7 +242,10 @@ def signup(
         raise Conflict(EMAIL_TAKEN, fields={"email": EMAIL_TAKEN}) from exc
     if invitation is not None:
         invitation.accepted_at = utcnow()
-    start_email_verification(session, account)
+    if confirmed is not None:
+        account.email_verified_at = utcnow()
+    else:
+        start_email_verification(session, account)
 
     audit.record_platform(
         session,

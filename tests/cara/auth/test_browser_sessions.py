@@ -14,7 +14,7 @@ from cara.config import get_settings
 from cara.kit.db import session_scope
 from cara.models import SessionFamily
 from cara.models.base import utcnow
-from tests.factories import auth, doctor_payload, hospital_payload, signup
+from tests.factories import auth, doctor_payload, hospital_payload, open_signup_link, signup
 
 BROWSER = {"X-Requested-With": "XMLHttpRequest"}
 PASSWORD = "password-long"
@@ -263,12 +263,19 @@ def test_a_running_live_socket_outlives_its_access_token_but_not_its_session(cli
 
 
 def test_a_browser_sign_up_starts_a_session_an_api_one_does_not(client: Any) -> None:
-    r = client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD), headers=BROWSER)
-    assert r.status_code == 201, r.text
-    assert _set_cookie(r).startswith("cara_session=")
-    assert tokens.decode(r.json()["data"]["token"]).family_id is not None  # type: ignore[union-attr]
+    """A doctor's sign-up is finished by its mailed link (POST /api/auth/complete-signup): from
+    the browser app that starts the session, as a sign-in does."""
+    assert (
+        client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD), headers=BROWSER).status_code
+        == 202
+    )
+    data = open_signup_link(client, headers=BROWSER)
+    assert _set_cookie(data).startswith("cara_session=")
+    assert tokens.decode(data.json()["data"]["token"]).family_id is not None  # type: ignore[union-attr]
     assert _refresh(client).status_code == 200
-    plain = client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD))
+    client.cookies.clear()
+    assert client.post("/api/auth/signup", json=doctor_payload(password=PASSWORD)).status_code == 202
+    plain = open_signup_link(client, headers={})
     assert plain.status_code == 201
     assert "set-cookie" not in plain.headers
 
@@ -276,5 +283,7 @@ def test_a_browser_sign_up_starts_a_session_an_api_one_does_not(client: Any) -> 
 def test_a_hospital_sign_up_starts_no_session(client: Any) -> None:
     """The spec sends a newly registered hospital to its login page: no cookie to skip it."""
     r = client.post("/api/auth/signup", json=hospital_payload(password=PASSWORD), headers=BROWSER)
-    assert r.status_code == 201, r.text
-    assert "set-cookie" not in r.headers
+    assert r.status_code == 202, r.text
+    done = open_signup_link(client, headers=BROWSER)
+    assert done.status_code == 201, done.text
+    assert "set-cookie" not in r.headers and "set-cookie" not in done.headers

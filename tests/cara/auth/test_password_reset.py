@@ -21,8 +21,8 @@ from tests.factories import auth, doctor_payload, hospital_payload, signup
 def _mailed_link(caplog: pytest.LogCaptureFixture) -> str:
     for record in caplog.records:
         body = getattr(record, "mail_body", "")
-        if "token=" in body:
-            return str(body.split("token=")[1].split()[0])
+        if "/forgot-password?token=" in body:  # not the sign-up link's mail
+            return str(body.split("/forgot-password?token=")[1].split()[0])
     raise AssertionError("no reset mail was written to the log")
 
 

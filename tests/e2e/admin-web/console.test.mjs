@@ -6,9 +6,8 @@
 //   ADMIN_PASSWORD  its password                          (required)
 //   ARTIFACTS_DIR   where screenshots go                  (default ./artifacts/admin-web)
 //   CHROMIUM_PATH   the browser                           (default /usr/bin/chromium)
-//   NON_ADMIN_EMAIL, NON_ADMIN_PASSWORD, NON_ADMIN_ROLE   an existing doctor or hospital
-//                   account for the negative test; without them a throwaway
-//                   independent doctor is registered through POST /api/auth/signup.
+//   CLINICIAN_EMAIL, CLINICIAN_PASSWORD   an independent doctor, signed in on the console's
+//                   origin the clinician app's way, to show the two apps' sessions are separate
 //
 // Run from the repository root:  node --test tests/e2e/admin-web/
 // playwright-core is a devDependency of admin-web (npm ci there first).
@@ -271,32 +270,19 @@ describe('admin console', { timeout: 180_000 }, () => {
     it("keeps a clinician's session out of the console: the two apps' sessions are separate", async () => {
         await page.context().clearCookies();
         await page.goto(`${CONSOLE}/login`);
-        const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-        // A doctor signs up in this browser the way the clinician app does (its session cookie).
+        // A doctor signs in in this browser the way the clinician app does (its session cookie).
         const status = await page.evaluate(
             async body =>
                 (
-                    await fetch('/api/auth/signup', {
+                    await fetch('/api/auth/login', {
                         method: 'POST',
                         headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
                         body: JSON.stringify(body),
                     })
                 ).status,
-            {
-                role: 'doctor',
-                name: `E2E Doctor ${stamp}`,
-                email: `e2e-admin-web-${stamp}@example.com`,
-                password: 'doctor-password',
-                phoneNumber: '0241234567',
-                specialty: 'Nurse',
-                licenseNumber: `E2E-${stamp}`,
-                experience: 1,
-                country: 'Ghana',
-                state: 'Greater Accra',
-                privacyPolicyAccepted: true,
-            },
+            { email: process.env.CLINICIAN_EMAIL, password: process.env.CLINICIAN_PASSWORD, role: 'doctor' },
         );
-        assert.equal(status, 201);
+        assert.equal(status, 200);
         assert.ok((await page.context().cookies()).some(c => c.name === 'cara_session'));
         // The console does not see it: its own sign-in form.
         await page.goto(`${CONSOLE}/`);

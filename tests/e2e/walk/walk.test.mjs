@@ -175,6 +175,7 @@ const SCREENS = [
     ['web', 'not-found', '/no-such-page', null],
     ['web', 'admin-register', '/admin-register', null],
     // The links mailed for an email address, opened with a token that is no longer good.
+    ['web', 'complete-signup', '/complete-signup?token=no-such-token', null, withoutNavbar],
     ['web', 'verify-email-invalid', '/verify-email?token=no-such-token', null],
     ['web', 'confirm-email-change-invalid', '/confirm-email-change?token=no-such-token', null],
     ['web', 'undo-email-change-invalid', '/undo-email-change?token=no-such-token', null],

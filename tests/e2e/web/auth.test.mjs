@@ -14,6 +14,7 @@ import {
     screenshot,
     TIMEOUT,
     url,
+    mailBody,
     waitForMail,
     waitForPath,
 } from './lib.mjs';
@@ -33,17 +34,6 @@ const signInWithForm = async (page, { email, password, remember = false }) => {
 };
 
 /** The body of a raw email, undoing the transfer encoding Python's mailer may pick for long lines. */
-const mailBody = raw => {
-    const split = raw.search(/\r?\n\r?\n/);
-    const headers = raw.slice(0, split);
-    let body = raw.slice(split).trim();
-    if (/content-transfer-encoding:\s*base64/i.test(headers)) {
-        body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-    } else if (/content-transfer-encoding:\s*quoted-printable/i.test(headers)) {
-        body = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
-    }
-    return body;
-};
 
 describe('role selection and sign-in', () => {
     let browser;

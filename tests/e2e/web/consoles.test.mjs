@@ -15,6 +15,7 @@ import {
     BASE_URL,
     browserLogin,
     FIXTURES,
+    followSignupLink,
     openBrowser,
     screenshot,
     signInAs,
@@ -488,6 +489,9 @@ describe('live consoles on a phone (390×844, a touch screen)', () => {
         await field('State/Province').fill('Greater Accra');
         await page.getByLabel(/I have read and accept the Privacy Policy/).check();
         await button(page, 'Register').tap(); // the form is scrolled down to its button
+        // The account is made by the mailed link; its page opens at its top too.
+        await page.getByTestId('signup-link-sent').waitFor();
+        await followSignupLink(page, doctor.email);
         await page.waitForURL(/\/radiotherapist$/);
         await page.getByRole('heading', { level: 1, name: 'Radiotherapy Assistant' }).waitFor();
         await page.getByTestId('toast').filter({ hasText: 'Registration successful!' }).waitFor();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { assertAccessible, openBrowser, screenshot, uniqueEmail, url, waitForPath } from './lib.mjs';
+import { assertAccessible, followSignupLink, openBrowser, screenshot, uniqueEmail, url, waitForPath } from './lib.mjs';
 
 const heading = (page, name) => page.getByRole('heading', { level: 1, name });
 const button = (scope, name) => scope.getByRole('button', { name, exact: true });
@@ -54,6 +54,9 @@ describe('a hospital and its doctor, end to end', () => {
         await field(page, 'State/Province').fill('Central');
         await page.getByLabel(/I have read and accept the Privacy Policy/).check();
         await button(page, 'Register').click();
+        // The account is made by the link mailed to the hospital's address.
+        await page.getByTestId('signup-link-sent').waitFor();
+        await followSignupLink(page, hospital.email);
         await waitForPath(page, '/hospital-login');
 
         await login(page, '/hospital-login', hospital);

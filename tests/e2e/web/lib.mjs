@@ -121,8 +121,8 @@ export const waitForPath = async (page, route) => {
     await page.waitForURL(current => new URL(current).pathname === route, { timeout: TIMEOUT });
 };
 
-/** The newest email sent to `to` (waits up to TIMEOUT), as raw text. */
-export const waitForMail = async to => {
+/** The newest email sent to `to` whose raw text matches `like` (waits up to TIMEOUT). */
+export const waitForMail = async (to, like = /./) => {
     const { readdirSync } = await import('node:fs');
     const folder = process.env.MAILBOX_DIR;
     assert.ok(folder, 'MAILBOX_DIR is not set');
@@ -131,11 +131,51 @@ export const waitForMail = async to => {
         const files = readdirSync(folder).sort().reverse();
         for (const name of files) {
             const text = readFileSync(path.join(folder, name), 'utf8');
-            if (text.toLowerCase().includes(`to: ${to.toLowerCase()}`)) return text.replace(/=\r?\n/g, '');
+            if (!text.toLowerCase().includes(`to: ${to.toLowerCase()}`)) continue;
+            const unfolded = text.replace(/=\r?\n/g, '');
+            if (like.test(unfolded) || like.test(mailBody(text))) return unfolded;
         }
         await new Promise(resolve => setTimeout(resolve, 200));
     }
     throw new Error(`no mail to ${to} within ${TIMEOUT} ms`);
+};
+
+/** The text of a raw mail's body (base64 or quoted-printable decoded). */
+export const mailBody = raw => {
+    const split = raw.search(/\r?\n\r?\n/);
+    const headers = raw.slice(0, split);
+    let body = raw.slice(split).trim();
+    if (/content-transfer-encoding:\s*base64/i.test(headers)) {
+        body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    } else if (/content-transfer-encoding:\s*quoted-printable/i.test(headers)) {
+        body = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+    }
+    return body;
+};
+
+/** The sign-up link mailed to `email` (a doctor or hospital who signed themselves up). */
+export const signupLink = async email => {
+    const mail = await waitForMail(email, /complete-signup/);
+    const link = mailBody(mail).match(/https?:\/\/\S+\/complete-signup\?token=[\w-]+/)?.[0];
+    assert.ok(link, `no sign-up link in the mail:\n${mail}`);
+    return link;
+};
+
+/** Open the mailed sign-up link in `page` and press "Create my account", as the new user would. */
+export const followSignupLink = async (page, email) => {
+    await page.goto(await signupLink(email));
+    await page.getByRole('button', { name: 'Create my account' }).click();
+};
+
+/**
+ * Sign someone up outside the browser, the whole way: the form (202), then the mailed link
+ * (POST /api/auth/complete-signup). Returns that last answer (201 and the new session).
+ */
+export const apiSignup = async body => {
+    const first = await apiPost('/api/auth/signup', body);
+    if (first.status !== 202) return first;
+    const token = new URL(await signupLink(body.email)).searchParams.get('token');
+    return apiPost('/api/auth/complete-signup', { token });
 };
 
 /**

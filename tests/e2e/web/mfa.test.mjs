@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 
-import { apiPost, openBrowser, screenshot, uniqueEmail, url, waitForPath } from './lib.mjs';
+import { apiSignup, openBrowser, screenshot, uniqueEmail, url, waitForPath } from './lib.mjs';
 
 const PASSWORD = 'hospital-pass';
 
@@ -57,7 +57,7 @@ describe('two-factor sign-in', () => {
     const email = uniqueEmail('mfa-hospital');
 
     before(async () => {
-        const created = await apiPost('/api/auth/signup', {
+        const created = await apiSignup({
             role: 'hospital',
             name: 'Ridge Hospital',
             email,

@@ -9,6 +9,8 @@ import {
     apiPost,
     assertAccessible,
     FIXTURES,
+    followSignupLink,
+    mailBody,
     openBrowser,
     pageSession,
     screenshot,
@@ -16,6 +18,7 @@ import {
     TIMEOUT,
     uniqueEmail,
     url,
+    waitForMail,
     waitForPath,
 } from './lib.mjs';
 
@@ -276,6 +279,14 @@ describe('registration and legal pages', () => {
         await busy.waitFor();
         assert.equal(await busy.isDisabled(), true);
 
+        // Nothing is made until the mailed link is followed.
+        await page.getByTestId('signup-link-sent').filter({ hasText: newDoctor.email }).waitFor();
+        await page.getByRole('heading', { level: 2, name: 'Check your email' }).waitFor();
+        assert.equal(await page.evaluate(() => localStorage.getItem('token')), null, 'not signed in before the link');
+        await assertAccessible(page, 'sign-up link sent');
+        await screenshot(page, 'doctor-register-link-sent');
+        await followSignupLink(page, newDoctor.email);
+
         await waitForPath(page, '/doctor-subscription');
         assert.ok(visited.includes('/radiologist'), `went through the specialty page: ${visited.join(' → ')}`);
         await page.getByTestId('toast').filter({ hasText: 'Registration successful!' }).waitFor();
@@ -361,6 +372,8 @@ describe('registration and legal pages', () => {
         assert.equal(sent.country, 'Swaziland');
         assert.equal('confirmPassword' in sent, false);
 
+        await page.getByTestId('signup-link-sent').filter({ hasText: email }).waitFor();
+        await followSignupLink(page, email);
         await waitForPath(page, '/hospital-login');
         await page.getByTestId('toast').filter({ hasText: 'Registration successful! Please log in.' }).waitFor();
         // Not signed in: the hospital logs in itself.
@@ -370,7 +383,7 @@ describe('registration and legal pages', () => {
         assert.equal(login.body.user.country, 'Swaziland');
     });
 
-    it('shows the server error inline for an email already registered', async () => {
+    it('answers an email already registered like a new one, and mails its owner instead', async () => {
         await page.goto(url('/doctor-register'));
         await heading(page, 'Doctor Registration').waitFor();
         await fillDoctor(page, {
@@ -385,17 +398,32 @@ describe('registration and legal pages', () => {
             state: 'Nairobi',
         });
         await submit(page);
-        // Said once, under the email field it is about: no alert or toast repeating it.
-        await page.locator('[name="email"][aria-invalid="true"]').waitFor();
-        assert.equal(await describedError(page, 'Email'), 'An account with this email already exists.');
+        // The page cannot tell a stranger that this address has an account.
+        await page.getByTestId('signup-link-sent').filter({ hasText: FIXTURES.radiologist.email }).waitFor();
+        assert.equal(await page.locator('[aria-invalid="true"]').count(), 0);
         assert.equal(await page.getByTestId('register-error').count(), 0);
-        assert.equal(await page.getByTestId('toast').count(), 0);
-        assert.equal(new URL(page.url()).pathname, '/doctor-register');
         assert.equal(await page.evaluate(() => localStorage.getItem('token')), null);
+        // Its owner is told, with no link that would make a second account.
+        const mail = mailBody(await waitForMail(FIXTURES.radiologist.email, /Someone tried to sign up/));
+        assert.doesNotMatch(mail, /complete-signup/);
+        assert.match(mail, /already has one/);
 
-        // Editing the email clears the server's message under it.
-        await field(page, 'Email').fill(uniqueEmail('other'));
-        await page.locator('[name="email"]:not([aria-invalid])').waitFor();
+        // "Send the form again" brings the form back, filled as it was.
+        await page.getByRole('button', { name: 'Send the form again' }).click();
+        await heading(page, 'Doctor Registration').waitFor();
+        assert.equal(await field(page, 'Email').inputValue(), FIXTURES.radiologist.email);
+    });
+
+    it('refuses a sign-up link that is unknown or already used', async () => {
+        await page.goto(url('/complete-signup?token=not-a-real-token'));
+        await page.getByRole('heading', { level: 1, name: 'Finish creating your account' }).waitFor();
+        await page.getByRole('button', { name: 'Create my account' }).click();
+        await page
+            .getByTestId('complete-signup-error')
+            .filter({ hasText: 'This link is invalid or has expired. Please sign up again.' })
+            .waitFor();
+        assert.equal(await page.evaluate(() => localStorage.getItem('token')), null);
+        await assertAccessible(page, 'sign-up link refused');
     });
 
     it("restores a hospital's draft and registers its doctor without signing the hospital out", async () => {

@@ -83,6 +83,7 @@ export const routes: RouteObject[] = [
             { path: paths.doctorRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/DoctorRegister')) },
             { path: paths.hospitalRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/HospitalRegister')) },
             { path: paths.adminRegister, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/AdminRegister')) },
+            { path: paths.completeSignup, handle: { ns: ['register'] }, ...page(() => import('@/features/register/routes/CompleteSignup')) },
             { path: paths.privacyPolicy, handle: { ns: ['legal'] }, ...page(() => import('@/features/legal/routes/PrivacyPolicy')) },
             { path: paths.terms, handle: { ns: ['legal'] }, ...page(() => import('@/features/legal/routes/TermsAndConditions')) },
 

@@ -11,6 +11,8 @@ export const paths = {
     doctorRegister: '/doctor-register',
     hospitalRegister: '/hospital-register',
     adminRegister: '/admin-register',
+    /** The link mailed after a doctor or hospital signs themselves up (cara.registration). */
+    completeSignup: '/complete-signup',
     forgotPassword: '/forgot-password',
     /** Links mailed after a sign-in email change (cara.auth.service). */
     undoEmailChange: '/undo-email-change',
@@ -72,6 +74,7 @@ export const ROUTES_WITHOUT_NAVBAR: readonly string[] = [
     paths.doctorRegister,
     paths.hospitalRegister,
     paths.adminRegister,
+    paths.completeSignup,
     paths.forgotPassword,
     paths.doctorSubscription,
     paths.subscriptionSuccess,

@@ -316,6 +316,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/complete-signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete Signup
+         * @description Follow a sign-up's mailed link: the account is created, once. A doctor is signed in (with
+         *     the browser session cookie, as at login); a hospital signs in from its login page.
+         */
+        post: operations["auth_complete_signup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/confirm-email-change": {
         parameters: {
             query?: never;
@@ -716,7 +737,8 @@ export interface paths {
         put?: never;
         /**
          * Signup
-         * @description Register a doctor, a hospital (its tenant schema is created here) or an invited admin.
+         * @description Register a doctor, a hospital (its tenant schema is created when its link is followed), or
+         *     an invited admin; a hospital registering its own doctor creates the account at once.
          */
         post: operations["auth_signup"];
         delete?: never;
@@ -1982,6 +2004,14 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** CompleteSignupIn */
+        CompleteSignupIn: {
+            /**
+             * Token
+             * @description the token of the mailed link
+             */
+            token?: string | null;
+        };
         /** ConfirmRequest */
         ConfirmRequest: {
             /** Sessionid */
@@ -3209,6 +3239,20 @@ export interface components {
             items: components["schemas"]["SignedNoteItem"][];
             /** Nextcursor */
             nextCursor: string | null;
+        };
+        /**
+         * SignupPending
+         * @description The answer to a doctor or hospital signing themselves up, whether the email is free or not.
+         */
+        SignupPending: {
+            data: components["schemas"]["SignupPendingData"];
+            /** Message */
+            message: string;
+        };
+        /** SignupPendingData */
+        SignupPendingData: {
+            /** Email */
+            email: string;
         };
         /**
          * SignupRequest
@@ -4633,6 +4677,75 @@ export interface operations {
             };
         };
     };
+    auth_complete_signup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteSignupIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupResponse"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     auth_confirm_email_change: {
         parameters: {
             query?: never;
@@ -5876,7 +5989,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignupResponse"];
+                    "application/json": components["schemas"]["SignupResponse"] | components["schemas"]["SignupPending"];
+                };
+            };
+            /** @description Link mailed (or the address's owner told) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupPending"];
                 };
             };
             /** @description Malformed request */

@@ -22,6 +22,9 @@ interface Submission {
     failureRef: RefObject<HTMLDivElement | null>;
     formRef: RefObject<HTMLFormElement | null>;
     dismissFailure: () => void;
+    /** Where the sign-up link was mailed, once the form was sent (then the form gives way). */
+    linkSentTo?: string | null;
+    startAgain?: () => void;
 }
 
 interface RegisterFormProps {
@@ -40,13 +43,14 @@ interface RegisterFormProps {
  * submit button, then 'Already have an account? Log in' to the login page of the account's kind.
  */
 export const RegisterForm = ({
-    submission: { busy, failure, failureRef, formRef, dismissFailure },
+    submission: { busy, failure, failureRef, formRef, dismissFailure, linkSentTo, startAgain },
     onSubmit,
     consent,
     loginTo,
     children,
 }: RegisterFormProps) => {
     const { t } = useTranslation('register');
+    if (linkSentTo) return <LinkSent email={linkSentTo} loginTo={loginTo} onStartAgain={startAgain} />;
     return (
         <>
             <FailureAlert failure={failure} anchor={failureRef} onClose={dismissFailure} />
@@ -63,6 +67,33 @@ export const RegisterForm = ({
                 </span>
             </p>
         </>
+    );
+};
+
+/**
+ * After a self-registration: nothing is made until the mailed link is followed. The same words
+ * whether the address was free or already had an account (its owner was mailed instead).
+ */
+const LinkSent = ({ email, loginTo, onStartAgain }: { email: string; loginTo: string; onStartAgain?: () => void }) => {
+    const { t } = useTranslation('register');
+    return (
+        <section className="register-link-sent" data-testid="signup-link-sent" aria-live="polite">
+            <h2>{t('Check your email')}</h2>
+            <p>{t('We sent a link to {{email}}. Open it to finish creating your account.', { email })}</p>
+            <p className="auth-subtitle">
+                {t('The link works once, for 24 hours. Nothing arrived? Look in spam, or send the form again.')}
+            </p>
+            {onStartAgain && (
+                <Button variant="secondary" className="btn-block" onClick={onStartAgain}>
+                    {t('Send the form again')}
+                </Button>
+            )}
+            <p className="auth-links">
+                <span>
+                    {t('Already have an account?')} <Link to={loginTo}>{t('Log in')}</Link>
+                </span>
+            </p>
+        </section>
     );
 };
 

@@ -65,6 +65,8 @@ export const useRegistrationForm = <Form extends object>({
     const { form, set, error, check, showServerFields, formRef } = useCheckedForm(initial, validate, 'register');
     const [failure, setFailure] = useState<Failure | null>(null);
     const [busy, setBusy] = useState(false);
+    /** The address a sign-up link was mailed to: the page shows "Check your email" instead of the form. */
+    const [linkSentTo, setLinkSentTo] = useState<string | null>(null);
     const failureRef = useRef<HTMLDivElement>(null);
 
     useEffect(() => {
@@ -91,7 +93,12 @@ export const useRegistrationForm = <Form extends object>({
             const result = await signup(build(form), { asSignedInUser });
             setBusy(false);
             if (result.ok) {
-                onSuccess(result.data);
+                if (result.data.kind === 'pending') {
+                    setLinkSentTo(result.data.email);
+                    window.scrollTo({ top: 0 });
+                    return;
+                }
+                onSuccess({ token: result.data.token, user: result.data.user });
                 return;
             }
             // One message per failure, where the user looks: under the field it is about
@@ -132,6 +139,8 @@ export const useRegistrationForm = <Form extends object>({
         busy,
         failure,
         failureRef,
+        linkSentTo,
+        startAgain: () => setLinkSentTo(null),
         formRef,
         submitWith,
         dismissFailure: () => setFailure(null),
