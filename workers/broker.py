@@ -20,7 +20,7 @@ from dramatiq.middleware import (
 )
 
 from cara.config import get_settings
-from workers.middleware import TenantContext, TraceContext
+from workers.middleware import Heartbeat, TenantContext, TraceContext
 
 
 def configure(url: str | None = None) -> RedisBroker:
@@ -38,6 +38,8 @@ def configure(url: str | None = None) -> RedisBroker:
             CurrentMessage(),
             TenantContext(),
             TraceContext(),
+            # The probes' heartbeat file (workers.health); only a running Worker beats.
+            Heartbeat(),
         ],
     )
     dramatiq.set_broker(broker)

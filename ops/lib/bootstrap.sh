@@ -47,6 +47,20 @@ ensure_python_env() {
   printf '%s\n' "$REPO_ROOT/ops/devtools" > "$site/cara-devtools.pth"
 }
 
+# Checkov (the chart's policy checks, tests/ops/test_chart.py) in an environment of its own:
+# its pins conflict with the application's. Reinstalled when requirements-checkov.txt changes.
+ensure_checkov() {
+  local env="$REPO_ROOT/.data/checkov-venv"
+  local stamp="$env/.requirements-checkov.sha256"
+  local wanted
+  wanted="$(sha256sum "$REPO_ROOT/requirements-checkov.txt" | cut -d' ' -f1)"
+  if [ -x "$env/bin/checkov" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then return 0; fi
+  echo "==> installing checkov in .data/checkov-venv (the chart's policy checks)"
+  "$(_pick_python)" -m venv "$env"
+  "$env/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/requirements-checkov.txt"
+  echo "$wanted" > "$stamp"
+}
+
 # Install a web app's node modules (when package-lock.json changed) and build it.
 ensure_node_app() {
   local app="$REPO_ROOT/$1"

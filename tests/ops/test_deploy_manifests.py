@@ -558,17 +558,19 @@ def test_one_scheduler() -> None:
     assert python_invocations(container("deployment-scheduler.yaml")["command"])[0][0] == "workers.scheduler"
 
 
-def test_migrations_run_as_a_hook_before_install_and_upgrade() -> None:
+def test_migrations_run_as_a_hook_after_install_and_before_upgrade() -> None:
     job = skeleton("job-migrate.yaml")
     hooks = set(job["metadata"]["annotations"]["helm.sh/hook"].split(","))
-    assert {"pre-install", "pre-upgrade"} <= hooks
+    # After a first install's objects exist (the release's PgBouncer among them), before an
+    # upgrade's new pods (tests/ops/test_chart.py renders and checks the order).
+    assert {"post-install", "pre-upgrade"} <= hooks
     command = container("job-migrate.yaml")["command"]
     assert command[:2] == ["sh", "-c"]
     upgrade, seed = command[2].split("&&")
     [(module, args)] = python_invocations(upgrade)
     assert (module, args[0]) == ("tenants", "upgrade")
     assert python_invocations(seed) == [("cara.seed", [])]
-    # Hooks run before the ConfigMap exists on a first install: no configMapRef here.
+    # Before an upgrade the ConfigMap holds the previous release's settings: no configMapRef here.
     assert [ref for ref in container("job-migrate.yaml")["envFrom"] if "configMapRef" in ref] == []
 
 
