@@ -55,7 +55,9 @@ def test_a_fresh_beat_is_healthy_and_a_stale_one_is_not(beats: Path) -> None:
 
 
 def test_the_beats_of_exited_processes_are_ignored_and_removed(beats: Path) -> None:
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     stale = health.beat_path("worker", int(gone.stdout))
     stale.touch()
     os.utime(stale, (0, 0))
