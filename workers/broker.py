@@ -24,8 +24,12 @@ from workers.middleware import Heartbeat, TenantContext, TraceContext
 
 
 def configure(url: str | None = None) -> RedisBroker:
+    settings = get_settings()
     broker = RedisBroker(  # type: ignore[no-untyped-call]
-        url=url or get_settings().redis_url,
+        url=url or settings.redis_url,
+        # A killed worker's unacknowledged messages are redelivered after this (at-least-once).
+        heartbeat_timeout=settings.broker_heartbeat_timeout_ms,
+        maintenance_chance=settings.broker_maintenance_chance,
         middleware=[
             AgeLimit(),
             TimeLimit(time_limit=5 * 60 * 1000),
