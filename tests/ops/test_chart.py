@@ -42,7 +42,8 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "digests": {"image": {"digest": DIGEST}, "pgbouncer": {"image": {"digest": DIGEST}}},
 }
 # Offline: no download of Prisma Cloud's guidelines, which this network cannot reach.
-CHECKOV_OPTIONS = ("--framework", "kubernetes", "-o", "json", "--quiet", "--skip-download")
+OFFLINE = ("--skip-download",)
+CHECKOV_OPTIONS = ("--framework", "kubernetes", "-o", "json", "--quiet", *OFFLINE)
 SECRET_LIKE = re.compile(r"SECRET|PASSWORD|KEY|TOKEN|DATABASE_URL|REDIS_URL")
 
 
@@ -267,3 +268,32 @@ def test_checkov_fails_no_check_but_the_accepted_ones(scenario: str, tmp_path: P
 
 def test_with_digests_only_the_secret_environment_check_remains(tmp_path: Path) -> None:
     assert {check for check, _ in checkov_failures("digests", tmp_path)} == {"CKV_K8S_35"}
+
+
+def test_checkov_fails_no_check_of_the_dockerfile() -> None:
+    program = checkov_program()
+    if program is None:
+        pytest.skip("checkov is not installed (./ops/test makes .data/checkov-venv)")
+    run = subprocess.run(
+        [
+            program,
+            "-f",
+            str(REPO / "Dockerfile"),
+            "--framework",
+            "dockerfile",
+            "-o",
+            "json",
+            "--quiet",
+            *OFFLINE,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env={**os.environ, "BC_SKIP_MAPPING": "TRUE"},
+    )
+    report = json.loads(run.stdout)
+    report = report[0] if isinstance(report, list) else report
+    assert report["summary"]["passed"] > 0, report["summary"]
+    failed = [(c["check_id"], c["check_name"]) for c in report["results"]["failed_checks"]]
+    assert failed == [], failed
