@@ -49,13 +49,19 @@ def forget(kind: str) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (exited, not yet reaped by its parent)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process: it exists
-        return True
-    return True
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (not Linux), or gone meanwhile
+        return not Path("/proc").is_dir()
+    # "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ")".
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def check(kind: str, max_age: float = DEFAULT_MAX_AGE, now: float | None = None) -> tuple[bool, str]:

@@ -133,3 +133,15 @@ def test_the_scheduler_beats_even_when_its_tick_fails_and_cleans_up_on_sigterm(b
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
     assert not path.exists()
+
+
+def test_an_exited_process_not_yet_reaped_counts_as_gone(beats: Path) -> None:
+    """A worker process that died stays a zombie until its parent reaps it: its beat is ignored."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    _wait_for(lambda: Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z")
+    try:
+        health.beat_path("worker", child.pid).parent.mkdir(parents=True, exist_ok=True)
+        health.beat_path("worker", child.pid).touch()
+        assert health.check("worker") == (False, "no live worker process has beaten yet")
+    finally:
+        child.wait()

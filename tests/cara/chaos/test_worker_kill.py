@@ -53,6 +53,12 @@ def _wait_for(what: str, condition: Callable[[], Any], timeout: float) -> Any:
         time.sleep(0.1)
 
 
+def _probe(env: dict[str, str]) -> int:
+    """The chart's liveness probe of a worker container, run as the kubelet would."""
+    command = [sys.executable, "-m", "workers.health", "worker", "--max-age", "60"]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, check=False).returncode
+
+
 class WorkerProcess:
     """`python -m dramatiq workers.registry` in a process group of its own."""
 
@@ -120,11 +126,15 @@ def test_a_worker_killed_mid_note_leaves_the_job_to_be_redelivered_and_done_once
         # Acknowledged: the visit's end is committed, and with it the job that writes its note.
         TenantTransactions(schema).run(consultations.end_live, account, uuid.UUID(cid), 0, schema)
         _wait_for("the first worker's model call", lambda: gemini.generate_requests, timeout=90)
+        # Its liveness probe passes: a long job does not stop the heartbeat.
+        assert _probe(workers_env) == 0
         first.kill()
         killed_at = time.monotonic()
         calls_when_killed = len(gemini.generate_requests)
         assert drafts() == [], "the job was cut before it wrote anything"
 
+        # The dead worker's heartbeat file is left behind; the probe ignores a dead process's.
+        assert _probe(workers_env) == 1
         gemini.generate_delay_seconds = 0.0
         second = WorkerProcess(workers_env)
         written = _wait_for("the redelivered note", drafts, timeout=90)
