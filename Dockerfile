@@ -12,17 +12,23 @@ WORKDIR /src
 # Manifests before sources, so the npm ci layers are reused until a lockfile changes.
 COPY web/package.json web/package-lock.json web/
 COPY admin-web/package.json admin-web/package-lock.json admin-web/
-RUN cd web && npm ci --no-audit --no-fund --loglevel=error \
- && cd ../admin-web && npm ci --no-audit --no-fund --loglevel=error
+WORKDIR /src/web
+RUN npm ci --no-audit --no-fund --loglevel=error
+WORKDIR /src/admin-web
+RUN npm ci --no-audit --no-fund --loglevel=error
+WORKDIR /src
 COPY web/ web/
 COPY admin-web/ admin-web/
-RUN cd web && npm run build \
- && cd ../admin-web && npm run build
+WORKDIR /src/web
+RUN npm run build
+WORKDIR /src/admin-web
+RUN npm run build
 
 # -- Python packages -------------------------------------------------------------------------
 # Built in their own stage so pip and its caches stay out of the runtime image. The venv is
 # at the same path in both stages because its scripts and symlinks are absolute.
-FROM python:3.11-slim AS python-deps
+# The Debian release is named (trixie, 13) so that the apt packages below can be pinned.
+FROM python:3.11-slim-trixie AS python-deps
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
 COPY requirements.txt /tmp/requirements.txt
@@ -36,7 +42,7 @@ RUN printf '%s\n%s\n' /app/platform /app \
     > "$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cara-paths.pth"
 
 # -- runtime ---------------------------------------------------------------------------------
-FROM python:3.11-slim
+FROM python:3.11-slim-trixie
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
@@ -45,8 +51,9 @@ ENV PATH=/opt/venv/bin:$PATH \
     PORT=8000
 # DejaVu: the Unicode fonts the signed-note PDF is set in (cara.consultations.export); without
 # them the PDF falls back to a Latin-1 core font and replaces every other character.
+# Pinned to trixie's version: a rebuild installs the same font files.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core=2.37-8 \
  && rm -rf /var/lib/apt/lists/*
 # A fixed numeric id, so Kubernetes can verify runAsNonRoot without a name lookup.
 RUN groupadd --system --gid 10001 cara \
@@ -65,4 +72,9 @@ RUN python -m compileall -q platform tenants workers
 # The code stays owned by root: the application user can read it, not change it.
 USER 10001:10001
 EXPOSE 8000
+# The API's liveness route (200 while the process serves HTTP, whatever the database does). The
+# worker and the scheduler run this image with another command and their own check
+# (`python -m workers.health worker|scheduler`, as compose.yaml and the chart's probes do).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/api/health/live' % os.environ.get('PORT', '8000'), timeout=4)"]
 CMD ["python", "-m", "cara.serve"]

@@ -11,6 +11,9 @@
                                         an export back under its own name, or a copy to inspect
     python -m tenants delete SCHEMA --confirm SCHEMA
                                         erase a hospital tenant: schema, platform rows, role
+    python -m tenants wait-db [--timeout SECONDS]
+                                        until DATABASE_URL answers a query (the chart's
+                                        migration Job waits so for the release's PgBouncer)
 
 Exit status is 1 when any schema failed (each failure is printed with its schema) or when an
 export, restore or deletion was refused or failed, 2 for a request that cannot succeed as written.
@@ -22,6 +25,9 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 
 from cara.kit.db import get_engine, session_scope
 from tenants import backup, erasure, migrate, pgtools, registry
@@ -44,6 +50,30 @@ def _migrate_all(jobs: int, revision: str) -> int:
     return 1 if bad else 0
 
 
+def wait_for_database(timeout: float, interval: float = 2.0) -> int:
+    """0 once the database answers `SELECT 1`, 1 after `timeout` seconds of refusals.
+
+    Each failed attempt prints the error's type only: its message may name the host and user.
+    """
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            with get_engine().connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except (SQLAlchemyError, OSError) as exc:
+            waited = time.monotonic() - started
+            if waited + interval > timeout:
+                print(f"database not reachable after {waited:.0f}s ({type(exc).__name__})", file=sys.stderr)
+                return 1
+            print(f"database not reachable yet (attempt {attempt}, {type(exc).__name__}); retrying")
+            time.sleep(interval)
+            continue
+        print(f"database reachable after {time.monotonic() - started:.1f}s")
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tenants", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -64,8 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     dele = sub.add_parser("delete", help="erase a hospital tenant (data-protection deletion)")
     dele.add_argument("schema")
     dele.add_argument("--confirm", required=True, metavar="SCHEMA", help="the schema name again")
+    wait = sub.add_parser("wait-db", help="wait until the database answers")
+    wait.add_argument("--timeout", type=float, default=300.0, help="seconds (default 300)")
     args = parser.parse_args(argv)
 
+    if args.command == "wait-db":
+        return wait_for_database(args.timeout)
     if args.command in ("export", "restore", "delete"):
         return _tenant_data_command(args)
 

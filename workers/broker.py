@@ -20,12 +20,16 @@ from dramatiq.middleware import (
 )
 
 from cara.config import get_settings
-from workers.middleware import TenantContext, TraceContext
+from workers.middleware import Heartbeat, TenantContext, TraceContext
 
 
 def configure(url: str | None = None) -> RedisBroker:
+    settings = get_settings()
     broker = RedisBroker(  # type: ignore[no-untyped-call]
-        url=url or get_settings().redis_url,
+        url=url or settings.redis_url,
+        # A killed worker's unacknowledged messages are redelivered after this (at-least-once).
+        heartbeat_timeout=settings.broker_heartbeat_timeout_ms,
+        maintenance_chance=settings.broker_maintenance_chance,
         middleware=[
             AgeLimit(),
             TimeLimit(time_limit=5 * 60 * 1000),
@@ -38,6 +42,8 @@ def configure(url: str | None = None) -> RedisBroker:
             CurrentMessage(),
             TenantContext(),
             TraceContext(),
+            # The probes' heartbeat file (workers.health); only a running Worker beats.
+            Heartbeat(),
         ],
     )
     dramatiq.set_broker(broker)

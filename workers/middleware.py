@@ -4,10 +4,15 @@
   in the message options and is exposed to the actor while it runs.
 * TraceContext: the W3C trace context of the enqueuing span travels in the
   message options; the worker continues the same trace in a consumer span.
+* Heartbeat: while every consumer and worker thread of a worker process is alive, the
+  process touches its heartbeat file (workers.health), which the liveness and readiness
+  probes read.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
 
 import dramatiq
@@ -17,8 +22,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
 from cara.kit.jobs import current_tenant
+from workers import health
 
-__all__ = ["TenantContext", "TraceContext", "current_tenant"]
+__all__ = ["Heartbeat", "TenantContext", "TraceContext", "current_tenant"]
 
 _tracer = trace.get_tracer("cara.workers")
 
@@ -98,3 +104,43 @@ class TraceContext(Middleware):
 
     def after_skip_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
         self.after_process_message(broker, message)
+
+
+class Heartbeat(Middleware):
+    """Beats for the probes from a daemon thread, only while the worker's threads all run.
+
+    A consumer thread that died (its queue is no longer read) or a worker thread that died
+    stops the beats: the liveness probe then restarts the container, and the messages the
+    process held go back to their queues. A job that runs long does not stop them: the
+    threads are alive, and the TimeLimit middleware bounds the job.
+    """
+
+    def __init__(self, interval: float = health.BEAT_SECONDS) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def after_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, args=(worker,), name="cara-heartbeat", daemon=True)
+        self._thread.start()
+
+    def before_worker_shutdown(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self.interval + 1)
+            self._thread = None
+        health.forget("worker")
+
+    @staticmethod
+    def threads_alive(worker: dramatiq.Worker) -> bool:
+        threads = [*worker.consumers.values(), *worker.workers]
+        return bool(threads) and all(thread.is_alive() for thread in threads)
+
+    def _run(self, worker: dramatiq.Worker) -> None:
+        while not self._stop.is_set():
+            if self.threads_alive(worker):
+                # A full or read-only /tmp: no beat, and the probe says so.
+                with contextlib.suppress(OSError):
+                    health.beat("worker")
+            self._stop.wait(self.interval)

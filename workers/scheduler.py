@@ -19,7 +19,7 @@ from cara.kit.logging import configure_logging
 from cara.kit.redis import get_redis
 from cara.observability.metrics import setup_metrics
 from cara.observability.tracing import setup_tracing
-from workers import sender
+from workers import health, sender
 from workers.gauges import scheduler_gauges
 from workers.sender import broker
 
@@ -88,7 +88,13 @@ def main() -> None:
                 log.info("outbox jobs relayed", extra={"count": relayed})
         except Exception:  # the broker or database may be briefly down; try again next tick
             log.exception("scheduler tick failed")
+        # The loop turns: the probes' heartbeat (workers.health), whatever the tick's outcome.
+        try:
+            health.beat("scheduler")
+        except OSError:
+            log.warning("scheduler heartbeat could not be written")
         stop.wait(10)
+    health.forget("scheduler")
     log.info("scheduler stopped")
 
 

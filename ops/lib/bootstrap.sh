@@ -8,6 +8,9 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 PY="$VENV/bin/python"
+# On a machine shared with other work another apt-get may hold the dpkg lock: wait for it (up to
+# 10 minutes) rather than fail at once.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
 
 _pick_python() {
   for candidate in python3.13 python3.12 python3.11 python3; do
@@ -47,6 +50,34 @@ ensure_python_env() {
   printf '%s\n' "$REPO_ROOT/ops/devtools" > "$site/cara-devtools.pth"
 }
 
+# Checkov (the chart's policy checks, tests/ops/test_chart.py) in an environment of its own:
+# its pins conflict with the application's. Reinstalled when requirements-checkov.txt changes.
+ensure_checkov() {
+  local env="$REPO_ROOT/.data/checkov-venv"
+  local stamp="$env/.requirements-checkov.sha256"
+  local wanted
+  wanted="$(sha256sum "$REPO_ROOT/requirements-checkov.txt" | cut -d' ' -f1)"
+  if [ -x "$env/bin/checkov" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then return 0; fi
+  echo "==> installing checkov in .data/checkov-venv (the chart's policy checks)"
+  "$(_pick_python)" -m venv "$env"
+  "$env/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/requirements-checkov.txt"
+  echo "$wanted" > "$stamp"
+}
+
+# The Citus cluster tests (tests/citus) run on Citus built from source into .data/citus: built
+# here, before pytest starts and outside its per-test timeout, with the build's progress printed;
+# a later run of the same sources finds the build (ops/citus/cluster keys it by their hash). A
+# build that cannot be made is reported and the Citus tests skip with the reason.
+ensure_citus_build() {
+  local started=$SECONDS
+  echo "==> Citus for tests/citus (ops/citus/cluster build; cached in .data/citus)"
+  if "$REPO_ROOT/ops/citus/cluster" build; then
+    echo "==> Citus ready ($((SECONDS - started)) s)"
+  else
+    echo "==> Citus could not be built: tests/citus will be skipped with the reason" >&2
+  fi
+}
+
 # Install a web app's node modules (when package-lock.json changed) and build it.
 ensure_node_app() {
   local app="$REPO_ROOT/$1"
@@ -82,8 +113,8 @@ ensure_espeak() {
   if command -v espeak-ng >/dev/null 2>&1; then return 0; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing Debian's espeak-ng for the live console's browser tests"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng >/dev/null
+    apt-get "${APT_WAIT[@]}" update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" install -y -qq espeak-ng >/dev/null
   else
     echo "The live console's browser tests need espeak-ng (Debian: apt-get install espeak-ng)" >&2
     return 1
@@ -95,8 +126,8 @@ ensure_wrk() {
   if command -v wrk >/dev/null 2>&1; then return 0; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing Debian's wrk for the benchmarks"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+    apt-get "${APT_WAIT[@]}" update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" install -y -qq wrk >/dev/null
   else
     echo "The benchmarks need wrk (Debian: apt-get install wrk)" >&2
     return 1
@@ -108,8 +139,8 @@ ensure_chromium() {
   if [ -x /usr/bin/chromium ]; then return 0; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing Debian's chromium for browser tests"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get "${APT_WAIT[@]}" update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" install -y -qq chromium >/dev/null
   else
     echo "Browser tests need Chromium at /usr/bin/chromium (Debian: apt-get install chromium)" >&2
     return 1
@@ -121,8 +152,8 @@ ensure_pgbouncer() {
   if command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]; then return 0; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing Debian's pgbouncer for the connection pooling tests"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null
+    apt-get "${APT_WAIT[@]}" update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" install -y -qq pgbouncer >/dev/null
   else
     echo "The pooling tests need PgBouncer (Debian: apt-get install pgbouncer); they are skipped without it" >&2
   fi

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
 
     database_url: str = "postgresql+psycopg://postgres@127.0.0.1:5432/cara"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # The messages a worker held when it died (kill -9, a lost node) go back to their queues once
+    # its broker heartbeat is this old, found by the maintenance that runs on about this many
+    # broker commands in a million (Dramatiq's defaults: 60 s, 1,000).
+    broker_heartbeat_timeout_ms: int = Field(default=60_000, ge=1_000)
+    broker_maintenance_chance: int = Field(default=1_000, ge=1, le=1_000_000)
     db_pool_size: int = 20
     db_max_overflow: int = 10
     # DATABASE_URL names a pooler in transaction mode (PgBouncer): no server-side prepared

@@ -1,14 +1,17 @@
 """The tests under tests/citus run the product on a local Citus cluster (ops/citus/cluster).
 
-The cluster (a coordinator and two workers) is built once into .data/citus/ and started for the
-session; each test module switches the application's DATABASE_URL to a database of its own on
-the coordinator for its length and back afterwards, so the rest of the suite keeps running on
-plain PostgreSQL. The tests carry the `citus` marker (`-m "not citus"` leaves them out); they are
-skipped, with the reason, only where the cluster cannot be built or started.
+The cluster (a coordinator and two workers) is built once into .data/citus/ (by ./ops/test before
+pytest starts, or here once collection has chosen a Citus test: either way outside any test's
+timeout, with the build's progress printed) and started for the session; each test module
+switches the application's DATABASE_URL to a database of its own on the coordinator for its
+length and back afterwards, so the rest of the suite keeps running on plain PostgreSQL. The tests
+carry the `citus` marker (`-m "not citus"` leaves them out); they are skipped, with the reason,
+only where the cluster cannot be built or started.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import subprocess
@@ -38,6 +41,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.citus)
 
 
+_build: dict[str, str] = {}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Build Citus before the first test when a Citus test was selected and no build of these
+    sources exists: the build takes minutes on a busy machine, more than a test's timeout."""
+    here = Path(__file__).parent
+    if not any(here in Path(str(item.fspath)).parents for item in session.items):
+        return
+    capture = session.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        print("\n==> Citus for tests/citus: ops/citus/cluster build (cached in .data/citus)", flush=True)
+        try:
+            done = subprocess.run([str(CLUSTER), "build"], text=True, timeout=3600, check=False)
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            _build["error"] = str(exc)
+            return
+        if done.returncode != 0:
+            _build["error"] = f"ops/citus/cluster build exited with {done.returncode}"
+
+
 def cluster(*args: str, timeout: float = 600) -> str:
     done = subprocess.run([str(CLUSTER), *args], capture_output=True, text=True, timeout=timeout, check=False)
     if done.returncode != 0:
@@ -63,6 +87,8 @@ def node_conninfo(port: int, dbname: str) -> str:
 def citus_cluster() -> Iterator[int]:
     """The running cluster's coordinator port; started (and built) here when needed, and
     stopped at the end of the session if this session started it."""
+    if "error" in _build:
+        pytest.skip(f"Citus could not be built: {_build['error']}")
     started_here = not _coordinator_up()
     if started_here:
         try:

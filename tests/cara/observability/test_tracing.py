@@ -180,3 +180,52 @@ def test_query_strings_stay_out_of_spans(client: Any, spans: InMemorySpanExporte
     for s in spans.get_finished_spans():
         for value in (s.attributes or {}).values():
             assert "kofi" not in str(value).lower(), f"{s.name} keeps the query string"
+
+
+def test_an_idle_worker_starts_no_trace(worker: Any, spans: InMemorySpanExporter) -> None:
+    """The broker's polls, heartbeats and maintenance of an idle worker are no trace at all."""
+    time.sleep(0.5)  # the worker's first fetches and the consumers' set-up
+    spans.clear()
+    time.sleep(2.0)  # tens of polls: each consumer fetches every worker_timeout (50 ms)
+    finished = spans.get_finished_spans()
+    assert finished == (), sorted({s.name for s in finished})
+
+
+def test_a_job_trace_starts_when_its_message_is_taken(worker: Any, spans: InMemorySpanExporter) -> None:
+    """Enqueued outside any request, a job is one trace rooted at its consumer span, holding its SQL."""
+    from workers.registry import broker
+
+    spans.clear()
+    broker.get_actor("maintenance.purge_expired_tokens").send()
+    worker.join("maintenance", timeout=10_000)
+    finished = _finished_with(spans, "maintenance.purge_expired_tokens process")
+    time.sleep(0.5)  # the acknowledgement and the next polls come after the job's span
+    finished = list(spans.get_finished_spans())
+    (process,) = [s for s in finished if s.name == "maintenance.purge_expired_tokens process"]
+    assert process.parent is None and process.kind == trace.SpanKind.CONSUMER
+    others = [s for s in finished if s is not process]
+    assert others, "the job's SQL is traced inside it"
+    for s in others:
+        assert s.context.trace_id == process.context.trace_id, f"{s.name} starts a trace of its own"
+        assert _ancestor(finished, s, process), s.name
+    assert {s.attributes.get("db.system") for s in others if s.attributes} == {"postgresql"}
+
+
+def test_client_calls_inside_a_span_are_kept_by_the_sampler() -> None:
+    """QuietClientRoots drops parentless client spans only; the configured sampler decides the rest."""
+    from opentelemetry.sdk.trace import sampling
+
+    from cara.observability.tracing import QuietClientRoots
+
+    quiet = QuietClientRoots(sampling.ALWAYS_ON)
+    client = trace.SpanKind.CLIENT
+    assert quiet.should_sample(None, 1, "EVALSHA", client).decision == sampling.Decision.DROP
+    assert quiet.should_sample(None, 1, "GET /api/x", trace.SpanKind.SERVER).decision.is_sampled()
+    parent = trace.set_span_in_context(
+        trace.NonRecordingSpan(
+            trace.SpanContext(trace_id=1, span_id=2, is_remote=False, trace_flags=trace.TraceFlags(1))
+        )
+    )
+    assert quiet.should_sample(parent, 1, "SELECT", client).decision.is_sampled()
+    never = QuietClientRoots(sampling.ALWAYS_OFF)
+    assert not never.should_sample(None, 1, "job process", trace.SpanKind.CONSUMER).decision.is_sampled()
