@@ -348,6 +348,8 @@ def process(transactions: TenantTransactions, upload_id: str) -> None:
             target,
             transactions,
         )
+    except speech.Busy:
+        raise  # the actor sends the job again later; the upload stays 'processing'
     except speech.SpeechFailed as exc:
         log.warning("local speech recognition did not finish", extra={"waits": exc.waits, "stage": stage})
         transactions.run(_finish, uid, "waiting" if exc.waits else "failed", exc.message)

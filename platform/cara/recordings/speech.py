@@ -83,6 +83,11 @@ class SpeechFailed(Exception):
         self.waits = waits
 
 
+class Busy(Exception):
+    """Every recognition process of this worker is in use: the job is to come back later (the
+    worker's thread is not held waiting, so its other jobs go on)."""
+
+
 @dataclass(frozen=True)
 class Recognised:
     words: tuple[WordTiming, ...]
@@ -282,7 +287,7 @@ def _child(
 
 
 def transcribe(recording: bytes, *, language: str | None, seconds: float) -> Recognised:
-    """Recognise the recording in a process of its own, waiting for a free slot; raises
+    """Recognise the recording in a process of its own; raises Busy when every slot is taken,
     SpeechFailed (with the reason) or audio.AudioUnreadable."""
     from cara.recordings import audio
 
@@ -293,7 +298,10 @@ def transcribe(recording: bytes, *, language: str | None, seconds: float) -> Rec
     check_folder(folder, bundled)  # here too, so a missing model is said before a process starts
     deadline = DEADLINE_START_SECONDS + DEADLINE_PER_AUDIO_SECOND * max(seconds, 1.0)
     context = multiprocessing.get_context("spawn")
-    with _slot():
+    slot = _slot()
+    if not slot.acquire(blocking=False):
+        raise Busy
+    try:
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(
             target=_child,
@@ -317,6 +325,8 @@ def transcribe(recording: bytes, *, language: str | None, seconds: float) -> Rec
             if process.is_alive():
                 process.kill()
             process.join(5)
+    finally:
+        slot.release()
     if kind == "ok":
         assert isinstance(payload, Recognised)
         return payload

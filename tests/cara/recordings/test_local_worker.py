@@ -4,6 +4,8 @@ engine; no connection leaves the machine; bad input ends in a clear state on the
 
 from __future__ import annotations
 
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +13,14 @@ import pytest
 import pytest_socket
 
 from cara.config import get_settings
+from cara.kit.db import tenant_session
+from cara.models import RecordingUpload
 from cara.recordings import speech
 from cara.recordings.service import UNREADABLE
+from tests.cara.consultations.conftest import schema_and_account
 from tests.cara.recordings.conftest import create, silence_pcm, spoken_webm, upload_all, webm_from_pcm
 from tests.cara.recordings.test_worker import part_count, send, wait_state
+from workers.actors import recordings as recording_actors
 
 CLINICIAN = "The patient from Kumasi has pulmonary tuberculosis. Start rifampicin six hundred milligrams."
 PATIENT = "I have had a fever for three weeks."
@@ -104,3 +110,39 @@ def test_the_provider_without_a_key_is_refused_before_anything_is_enqueued(
     upload_all(client, doctor, rid, b"\x1a\x45\xdf\xa3" * 100, 4096)
     refused = client.post(f"/api/recordings/{rid}/complete", json={"totalBytes": 400}, headers=doctor)
     assert refused.status_code == 503
+
+
+def test_while_every_recognition_process_is_busy_the_job_comes_back_later(
+    client: Any, doctor: dict[str, str], worker: Any, dictation: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's thread is not held waiting for a recognition process: the job is sent again
+    with a delay, and finishes once a process is free."""
+    monkeypatch.setattr(get_settings(), "transcriber_processes", 1)
+    monkeypatch.setattr(recording_actors, "BUSY_DELAY_MS", 300)
+    slot = speech._slot()
+    assert slot.acquire(blocking=False)  # a long recording holds the only process
+    try:
+        with pytest.raises(speech.Busy):
+            speech.transcribe(dictation, language=None, seconds=9)
+        rid = send(client, doctor, dictation)
+        # Each delivery claims the upload once more: it came back instead of waiting in a thread.
+        deadline = time.monotonic() + 20
+        while attempts(doctor, rid) < 3:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert (
+            wait_state(client, doctor, rid, "processing", "done", "failed", "waiting")["state"]
+            == "processing"
+        )
+    finally:
+        slot.release()
+    body = wait_state(client, doctor, rid, "done", "failed", "waiting", timeout=60)
+    assert body["state"] == "done", body
+
+
+def attempts(headers: dict[str, str], rid: str) -> int:
+    schema, _ = schema_and_account(headers)
+    with tenant_session(schema) as s:
+        upload = s.get(RecordingUpload, uuid.UUID(rid))
+        assert upload is not None
+        return upload.attempts
