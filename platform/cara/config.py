@@ -143,6 +143,9 @@ class Settings(BaseSettings):
     # A model folder of the operator's own (Whisper in CTranslate2 format, e.g. a multilingual
     # one for French and Arabic); unset: the English model shipped in a package.
     transcriber_model_dir: str | None = None
+    # Medicine names (comma-separated) the recogniser is primed with; unset: the shipped list of
+    # essential medicines (cara.recordings.speech.DEFAULT_VOCABULARY); empty: none.
+    transcriber_vocabulary: str | None = None
     # Recognition processes at once on a worker (each its own process, ended at its deadline).
     transcriber_processes: int = Field(default=1, ge=1, le=16)
     # CPU threads each recognition process uses.

@@ -47,6 +47,33 @@ BUNDLED_SHA256 = {
 ENGLISH_ONLY = frozenset({"en"})
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "es": "Spanish", "ar": "Arabic"}
 
+# What the recogniser is primed with (Whisper's prompt), so that the names of common medicines are
+# heard as such: the medicines of the WHO essential list most used in primary care, in the
+# spelling a note uses. TRANSCRIBER_VOCABULARY replaces the list (a hospital's own formulary);
+# an empty one primes nothing. English only: the prompt is in the language of the model.
+DEFAULT_VOCABULARY = (
+    "amoxicillin, amlodipine, artemether-lumefantrine, azithromycin, beclometasone, ceftriaxone, "
+    "ciprofloxacin, co-trimoxazole, dolutegravir, doxycycline, efavirenz, enalapril, ferrous sulphate, "
+    "fluconazole, flucloxacillin, folic acid, furosemide, gentamicin, hydrochlorothiazide, ibuprofen, "
+    "insulin, isoniazid, lamivudine, metformin, metronidazole, morphine, nifedipine, omeprazole, "
+    "ondansetron, oral rehydration salts, paracetamol, prednisolone, pyrazinamide, ethambutol, "
+    "rifampicin, salbutamol, tenofovir, zinc"
+)
+
+
+def vocabulary() -> str:
+    """The medicine names recognition is primed with (TRANSCRIBER_VOCABULARY, else the shipped list)."""
+    configured = get_settings().transcriber_vocabulary
+    return DEFAULT_VOCABULARY if configured is None else configured.strip()
+
+
+def prompt(language: str, names: str) -> str | None:
+    """Whisper's initial prompt for a recording in `language`: the clinical vocabulary, in English."""
+    if not names or language != "en":
+        return None
+    return f"Clinical dictation. Medicines: {names}."
+
+
 # A pause this long between two words ends a turn.
 TURN_PAUSE_SECONDS = 1.2
 # Whisper's own rule for a segment that is not speech (noise it would otherwise put words to).
@@ -151,6 +178,7 @@ def recognise(
     folder: Path,
     bundled: bool,
     threads: int = 1,
+    names: str | None = None,
 ) -> Recognised:
     """Decode and recognise in this process (the recognition process's work; tests and the
     benchmark call it directly). Raises SpeechFailed, or audio.AudioUnreadable."""
@@ -172,12 +200,14 @@ def recognise(
     wanted = (language or "en").split("-", 1)[0].lower()
     if not model.model.is_multilingual and wanted not in ENGLISH_ONLY:
         raise SpeechFailed(not_handled(wanted), waits=True)
+    spoken = wanted if (language or not model.model.is_multilingual) else None
     segments, info = model.transcribe(
         samples,
-        language=wanted if (language or not model.model.is_multilingual) else None,
+        language=spoken,
         vad_filter=True,
         word_timestamps=True,
         condition_on_previous_text=False,
+        initial_prompt=prompt(spoken or "", vocabulary() if names is None else names),
     )
     words: list[WordTiming] = []
     for segment in segments:
@@ -266,14 +296,14 @@ def _no_network() -> None:
 
 
 def _child(
-    conn: Any, recording: bytes, language: str | None, folder: str, bundled: bool, threads: int
+    conn: Any, recording: bytes, language: str | None, folder: str, bundled: bool, threads: int, names: str
 ) -> None:
     _no_network()
     from cara.recordings import audio
 
     try:
         result = recognise(
-            recording, language=language, folder=Path(folder), bundled=bundled, threads=threads
+            recording, language=language, folder=Path(folder), bundled=bundled, threads=threads, names=names
         )
         conn.send(("ok", result))
     except SpeechFailed as exc:
@@ -305,7 +335,15 @@ def transcribe(recording: bytes, *, language: str | None, seconds: float) -> Rec
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(
             target=_child,
-            args=(sender, recording, language, str(folder), bundled, settings.transcriber_threads),
+            args=(
+                sender,
+                recording,
+                language,
+                str(folder),
+                bundled,
+                settings.transcriber_threads,
+                vocabulary(),
+            ),
             daemon=True,
             name="cara-speech",
         )

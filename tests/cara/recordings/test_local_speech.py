@@ -200,3 +200,18 @@ def test_the_default_engine_follows_the_ai_key(monkeypatch: pytest.MonkeyPatch) 
     assert speech.choice() == speech.PROVIDER
     monkeypatch.setattr(settings, "transcriber", "local")
     assert speech.choice() == speech.LOCAL
+
+
+def test_the_recogniser_is_primed_with_the_medicine_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = get_settings()
+    monkeypatch.setattr(settings, "transcriber_vocabulary", None)
+    assert "rifampicin" in speech.vocabulary()
+    assert (
+        speech.prompt("en", speech.vocabulary())
+        == f"Clinical dictation. Medicines: {speech.DEFAULT_VOCABULARY}."
+    )
+    assert speech.prompt("fr", speech.vocabulary()) is None  # the prompt is English
+    monkeypatch.setattr(settings, "transcriber_vocabulary", " quinine, artesunate ")
+    assert speech.prompt("en", speech.vocabulary()) == "Clinical dictation. Medicines: quinine, artesunate."
+    monkeypatch.setattr(settings, "transcriber_vocabulary", "")
+    assert speech.prompt("en", speech.vocabulary()) is None
