@@ -171,37 +171,41 @@ def check_folder(folder: Path, bundled: bool) -> None:
         _checked.add(str(folder))
 
 
-def recognise(
-    recording: bytes,
-    *,
-    language: str | None,
-    folder: Path,
-    bundled: bool,
-    threads: int = 1,
-    names: str | None = None,
-) -> Recognised:
-    """Decode and recognise in this process (the recognition process's work; tests and the
-    benchmark call it directly). Raises SpeechFailed, or audio.AudioUnreadable."""
-    import numpy as np
+@dataclass(frozen=True)
+class Model:
+    """A loaded recogniser and the name the transcript gives it."""
 
-    from cara.recordings import audio
+    whisper: Any
+    engine: str
 
+
+def load_model(folder: Path, bundled: bool, threads: int = 1) -> Model:
+    """The model of `folder`, checked and loaded for the CPU (raises SpeechFailed)."""
     check_folder(folder, bundled)
-    samples = np.frombuffer(audio.pcm(recording), dtype=np.float32)
     os.environ["HF_HUB_OFFLINE"] = "1"
     from faster_whisper import WhisperModel
 
     try:
-        model = WhisperModel(
+        whisper = WhisperModel(
             str(folder), device="cpu", compute_type="int8", cpu_threads=threads, local_files_only=True
         )
     except Exception as exc:  # CTranslate2 and the tokenizer raise their own errors
         raise SpeechFailed(MODEL_UNUSABLE) from exc
+    return Model(whisper=whisper, engine=f"local:faster-whisper/{BUNDLED_MODEL if bundled else folder.name}")
+
+
+def recognise_samples(
+    model: Model, samples: Any, *, language: str | None, names: str | None = None
+) -> Recognised:
+    """Recognise 16 kHz mono float samples (a numpy array); raises SpeechFailed."""
+    from cara.recordings import audio
+
+    multilingual = bool(model.whisper.model.is_multilingual)
     wanted = (language or "en").split("-", 1)[0].lower()
-    if not model.model.is_multilingual and wanted not in ENGLISH_ONLY:
+    if not multilingual and wanted not in ENGLISH_ONLY:
         raise SpeechFailed(not_handled(wanted), waits=True)
-    spoken = wanted if (language or not model.model.is_multilingual) else None
-    segments, info = model.transcribe(
+    spoken = wanted if (language or not multilingual) else None
+    segments, info = model.whisper.transcribe(
         samples,
         language=spoken,
         vad_filter=True,
@@ -226,13 +230,30 @@ def recognise(
                 )
     if not words:
         raise SpeechFailed(NO_SPEECH)
-    name = BUNDLED_MODEL if bundled else folder.name
     return Recognised(
-        words=tuple(words),
-        seconds=len(samples) / audio.RATE,
-        language=info.language,
-        engine=f"local:faster-whisper/{name}",
+        words=tuple(words), seconds=len(samples) / audio.RATE, language=info.language, engine=model.engine
     )
+
+
+def recognise(
+    recording: bytes,
+    *,
+    language: str | None,
+    folder: Path,
+    bundled: bool,
+    threads: int = 1,
+    names: str | None = None,
+) -> Recognised:
+    """Decode and recognise in this process (the recognition process's work; tests and the
+    benchmark call it directly). Raises SpeechFailed, or audio.AudioUnreadable."""
+    import numpy as np
+
+    from cara.recordings import audio
+
+    check_folder(folder, bundled)
+    samples = np.frombuffer(audio.pcm(recording), dtype=np.float32)
+    model = load_model(folder, bundled, threads)
+    return recognise_samples(model, samples, language=language, names=names)
 
 
 def turns(words: Sequence[WordTiming], pause: float = TURN_PAUSE_SECONDS) -> list[RecordedLine]:
