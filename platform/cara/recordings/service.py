@@ -449,7 +449,8 @@ EXPIRE_ACTOR = "recordings.expire"
 # An upload nobody sent a chunk to in this time is deleted with its audio: the browser keeps
 # every piece until the upload is complete, and makes the upload again if it comes back later.
 ABANDONED_AFTER = timedelta(hours=24)
-# A failed recording is the only copy once the browser has let it go: kept this long for a retry.
+# A failed (or waiting) recording is the only copy once the browser has let it go: kept this long
+# for a retry.
 FAILED_KEPT = timedelta(days=30)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,9 @@ import pytest_socket
 from cara.config import get_settings
 from cara.kit.db import tenant_session
 from cara.models import RecordingUpload
+from cara.models.base import utcnow
 from cara.recordings import speech
-from cara.recordings.service import UNREADABLE
+from cara.recordings.service import EXPIRE_ACTOR, FAILED_KEPT, UNREADABLE
 from tests.cara.consultations.conftest import schema_and_account
 from tests.cara.recordings.conftest import create, silence_pcm, spoken_webm, upload_all, webm_from_pcm
 from tests.cara.recordings.test_worker import part_count, send, wait_state
@@ -96,6 +98,22 @@ def test_french_waits_for_the_ai_service_and_can_be_retried(
     again = client.post(f"/api/recordings/{rid}/retry", headers=doctor)
     assert again.status_code == 200 and again.json()["state"] == "processing"
     assert wait_state(client, doctor, rid, "done", "failed", "waiting", timeout=60)["state"] == "waiting"
+    # Its audio is kept for that, counted against the storage quota, and goes after 30 days like
+    # a failed recording's.
+    assert part_count(doctor, rid) > 0
+    assert client.get("/api/recordings/storage", headers=doctor).json()["heldBytes"] == len(dictation)
+    schema, _ = schema_and_account(doctor)
+    with tenant_session(schema) as s:
+        row = s.get(RecordingUpload, uuid.UUID(rid))
+        assert row is not None
+        row.updated_at = utcnow() - FAILED_KEPT - timedelta(hours=1)
+        s.commit()
+    worker.actors[EXPIRE_ACTOR].send()
+    deadline = time.monotonic() + 20
+    while client.get(f"/api/recordings/{rid}", headers=doctor).status_code != 404:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert part_count(doctor, rid) == 0
 
 
 def test_a_language_tag_is_checked(client: Any, doctor: dict[str, str]) -> None:
