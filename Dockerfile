@@ -31,9 +31,10 @@ RUN npm run build
 FROM python:3.11-slim-trixie AS python-deps
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
-COPY requirements.txt /tmp/requirements.txt
+COPY requirements.txt requirements-speech.txt /tmp/
 RUN /opt/venv/bin/pip install --upgrade pip \
- && /opt/venv/bin/pip install -r /tmp/requirements.txt
+ && /opt/venv/bin/pip install -r /tmp/requirements.txt \
+ && /opt/venv/bin/pip install --require-hashes --no-deps -r /tmp/requirements-speech.txt
 # The API package lives in platform/cara so that no package is named `platform` (it would
 # shadow the standard library). As ops/lib/bootstrap.sh does for .venv, a .pth file puts
 # platform/ (cara) and the application root (tenants, workers) on every interpreter's path,

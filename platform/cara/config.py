@@ -146,6 +146,22 @@ class Settings(BaseSettings):
     recording_independent_quota_bytes: int = Field(default=2 * 1024**3, ge=1024 * 1024)
     # Smaller chunks are refused except the last (each stored chunk costs a row and its overhead).
     recording_min_chunk_bytes: int = Field(default=64 * 1024, ge=1, le=512 * 1024)
+    # Who transcribes a recording made offline: `local` (speech recognition on this server, no
+    # audio leaves it) or `provider` (the AI service). Unset: local when no AI key is set, else
+    # the provider (cara.recordings.speech).
+    transcriber: Literal["local", "provider"] | None = None
+    # A model folder of the operator's own (Whisper in CTranslate2 format, e.g. a multilingual
+    # one for French and Arabic); unset: the English model shipped in a package.
+    transcriber_model_dir: str | None = None
+    # Medicine names (comma-separated) the recogniser is primed with; unset: the shipped list of
+    # essential medicines (cara.recordings.speech.DEFAULT_VOCABULARY); empty: none.
+    transcriber_vocabulary: str | None = None
+    # Recognition processes at once on a worker (each its own process, ended at its deadline).
+    transcriber_processes: int = Field(default=1, ge=1, le=16)
+    # CPU threads each recognition process uses.
+    transcriber_threads: int = Field(default=1, ge=1, le=16)
+    # Longer recordings wait for the AI service rather than hold a recognition process.
+    transcriber_max_minutes: int = Field(default=120, ge=1, le=12 * 60)
     # Export files are rendered in separate processes at a lower CPU priority, then kept.
     export_render_processes: int = Field(default=1, ge=1, le=16)
     export_render_nice: int = Field(default=10, ge=0, le=19)

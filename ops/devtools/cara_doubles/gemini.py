@@ -17,6 +17,8 @@ What it speaks (see ../shared/design/live-protocol.md):
   interrupted, turnComplete), `toolCall`, `goAway`, `sessionResumptionUpdate`.
   Protocol mistakes are answered like the service does: a close frame with
   code 1007 and a reason.
+  The demo peer (`DemoPeer`) hears the microphone audio with the server's own speech
+  recognition (`Ears`, cara.recordings.speech) and answers each utterance.
 * HTTP `POST /<version>/models/<model>:generateContent`. A request with inline audio (a recording
   to transcribe) is answered by `transcribe`: by default a fixed script, one line per 5 s of audio
   (`default_transcribe`), not speech recognition.
@@ -735,20 +737,84 @@ async def _json_response(send: Send, status: int, body: Json) -> None:
 # ------------------------------------------------------------------ the demo peer
 
 
+class Ears:
+    """What the demo peer hears: the server's own speech recognition (cara.recordings.speech, the
+    shipped Whisper model) on the microphone audio a live session sends, cut into utterances at
+    the pauses. Runs in a thread, the model loaded once."""
+
+    RATE = 16_000
+    # A 16-bit chunk quieter than this (RMS) is a pause; this much pause (or no audio at all for
+    # as long, when the browser sends none in silence) ends an utterance; longer ones are cut.
+    QUIET_RMS = 300.0
+    END_PAUSE_SECONDS = 0.7
+    MAX_SECONDS = 20.0
+    PREROLL_SECONDS = 0.3
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self.unavailable: str | None = None
+
+    def _loaded(self) -> Any:
+        from cara.recordings import speech
+
+        with self._lock:
+            if self._model is None and self.unavailable is None:
+                try:
+                    self._model = speech.load_model(*speech.model_folder())
+                except speech.SpeechFailed as exc:
+                    self.unavailable = exc.message
+            return self._model
+
+    def hear(self, pcm: bytes) -> str:
+        """16-bit mono PCM at 16 kHz -> the words heard ('' for none)."""
+        import numpy as np
+
+        from cara.recordings import speech
+
+        model = self._loaded()
+        if model is None:
+            return ""
+        samples = np.frombuffer(pcm[: len(pcm) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
+        try:
+            result = speech.recognise_samples(model, samples, language="en")
+        except speech.SpeechFailed:
+            return ""
+        return " ".join(word.text for word in result.words)
+
+    @classmethod
+    def loudness(cls, pcm: bytes) -> float:
+        count = len(pcm) // 2
+        if not count:
+            return 0.0
+        values = struct.unpack(f"<{count}h", pcm[: count * 2])
+        return math.sqrt(sum(v * v for v in values) / count)
+
+
+@dataclass
+class _Utterance:
+    pcm: bytearray = field(default_factory=bytearray)
+    speaking: bool = False
+    quiet: float = 0.0
+    timer: asyncio.TimerHandle | None = None
+
+
 class DemoPeer(LiveBehaviour):
     """A scripted peer for local use: it proves audio, transcripts and tools flow end to end.
 
-    After about two seconds of received microphone audio (or a typed turn) it
-    answers with a short tone, an honest transcript ("no AI model is
-    connected") and a resumption handle. A typed turn mentioning a dose check
-    makes it call the dose-constraint tool when the setup declares it.
+    It hears: each utterance of the microphone audio (cut at a pause) is recognised by the
+    server's own speech recognition (`Ears`) and sent back as the input transcription, real words
+    at their real time, so the relay wakes on "Hey Cara" and sleeps on "Go to sleep" as spoken.
+    Each utterance heard (or a typed turn) is answered with a short tone, an honest transcript
+    ("no AI model is connected") and a resumption handle. A typed turn mentioning a dose check
+    makes it call the dose-constraint tool when the setup declares it. No medical reasoning.
     """
 
-    SECONDS_PER_REPLY = 2.0
-
-    def __init__(self, go_away_after_seconds: float | None = None) -> None:
+    def __init__(self, go_away_after_seconds: float | None = None, ears: Ears | None = None) -> None:
         self.go_away_after_seconds = go_away_after_seconds
-        self._bytes: dict[int, int] = {}
+        self.ears = ears or Ears()
+        self._utterances: dict[int, _Utterance] = {}
+        self._hearing: set[asyncio.Future[None]] = set()
         self._handles = itertools.count(1)
 
     async def on_setup(self, session: LiveSession) -> None:
@@ -762,12 +828,7 @@ class DemoPeer(LiveBehaviour):
         realtime = message.get("realtimeInput") or {}
         audio = realtime.get("audio")
         if audio:
-            seen = self._bytes.get(id(session), 0) + len(str(audio.get("data", ""))) * 3 // 4
-            self._bytes[id(session)] = seen
-            if seen >= self.SECONDS_PER_REPLY * 16_000 * 2:
-                self._bytes[id(session)] = 0
-                # It cannot transcribe: it says the wake phrase for the clinician, so consoles answer.
-                await self._reply(session, "Hey Cara (demo transcript: about two seconds of audio received)")
+            self._listen(session, decode_base64(str(audio.get("data", ""))))
             return
         # A typed turn: realtime text (what Cara's relay sends) or a completed client turn.
         content = message.get("clientContent") or {}
@@ -791,6 +852,51 @@ class DemoPeer(LiveBehaviour):
             await self._reply(session, None)
         if message.get("toolResponse"):
             await self._reply(session, None, "The demo peer received the tool's answer.")
+
+    def _listen(self, session: LiveSession, pcm: bytes) -> None:
+        """Gather the microphone's audio into an utterance; a pause (or silence on the wire) ends it."""
+        ears = self.ears
+        utterance = self._utterances.setdefault(id(session), _Utterance())
+        seconds = len(pcm) / 2 / ears.RATE
+        if ears.loudness(pcm) >= ears.QUIET_RMS:
+            utterance.speaking, utterance.quiet = True, 0.0
+        elif utterance.speaking:
+            utterance.quiet += seconds
+        utterance.pcm += pcm
+        if not utterance.speaking:
+            keep = int(ears.PREROLL_SECONDS * ears.RATE) * 2
+            del utterance.pcm[: max(0, len(utterance.pcm) - keep)]
+            return
+        if utterance.timer is not None:
+            utterance.timer.cancel()
+        if (
+            utterance.quiet >= ears.END_PAUSE_SECONDS
+            or len(utterance.pcm) >= ears.MAX_SECONDS * ears.RATE * 2
+        ):
+            self._finish(session)
+        else:
+            utterance.timer = asyncio.get_running_loop().call_later(
+                ears.END_PAUSE_SECONDS, self._finish, session
+            )
+
+    def _finish(self, session: LiveSession) -> None:
+        utterance = self._utterances.pop(id(session), None)
+        if utterance is None or not utterance.speaking:
+            return
+        if utterance.timer is not None:
+            utterance.timer.cancel()
+        task = asyncio.ensure_future(self._hear(session, bytes(utterance.pcm)))
+        self._hearing.add(task)
+        task.add_done_callback(self._hearing.discard)
+
+    async def _hear(self, session: LiveSession, pcm: bytes) -> None:
+        heard = await asyncio.to_thread(self.ears.hear, pcm)
+        if heard:
+            await self._reply(session, heard)
+        elif self.ears.unavailable:
+            await self._reply(
+                session, f"(demo: no speech recognition on this server: {self.ears.unavailable})"
+            )
 
     async def _reply(self, session: LiveSession, heard: str | None, said: str | None = None) -> None:
         if heard:

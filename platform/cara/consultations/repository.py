@@ -57,6 +57,12 @@ class LineFields(Protocol):
     def text(self) -> str: ...
     @property
     def at(self) -> datetime: ...
+    @property
+    def words(self) -> Sequence[WordJson] | None: ...
+
+
+class WordJson(Protocol):
+    def as_json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -564,6 +570,7 @@ def add_lines(session: Session, consultation_id: uuid.UUID, lines: Iterable[Line
             speaker=line.speaker,
             text=line.text,
             spoken_at=line.at,
+            words=[w.as_json() for w in line.words] if line.words else None,
         )
         for line in lines
     )

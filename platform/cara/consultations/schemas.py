@@ -71,6 +71,16 @@ class ConsultationChange(RequestBody):
     patientReference: PatientReference | None = None
 
 
+class WordOut(BaseModel):
+    """A recognised word: seconds from the recording's start and the recogniser's confidence."""
+
+    text: str
+    start: float
+    end: float
+    confidence: float = Field(ge=0, le=1)
+    lowConfidence: bool = Field(description="the recogniser was unsure of it: check it against the recording")
+
+
 class TranscriptLineOut(BaseModel):
     id: int
     seq: int
@@ -80,6 +90,9 @@ class TranscriptLineOut(BaseModel):
     )
     text: str
     spokenAt: datetime
+    words: list[WordOut] | None = Field(
+        default=None, description="a recogniser's words with timings and confidence, where it gave them"
+    )
 
 
 class EvidenceOut(BaseModel):
@@ -138,6 +151,11 @@ class NoteOut(BaseModel):
 
 class ConsultationDetail(ConsultationOut):
     lines: list[TranscriptLineOut]
+    transcriptEngine: str | None = Field(
+        default=None,
+        description="what made a recorded consultation's transcript: 'local:...' (this server) "
+        "or the AI model",
+    )
     drafts: list[DraftOut]
     note: NoteOut | None
 

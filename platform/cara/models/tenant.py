@@ -196,6 +196,9 @@ class Consultation(TenantBase):
     search: Mapped[str | None] = mapped_column(TSVECTOR, deferred=True)
     search_indexed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     source: Mapped[str] = mapped_column(String(16), nullable=False, default="live", server_default="live")
+    # Which engine made a recorded consultation's transcript ("local:faster-whisper/tiny.en", or the
+    # provider's model); null for a live one (tenant revision t0013).
+    transcript_engine: Mapped[str | None] = mapped_column(String(100))
 
 
 class TranscriptLine(TenantBase):
@@ -217,6 +220,9 @@ class TranscriptLine(TenantBase):
     text: Mapped[str] = mapped_column(Text, nullable=False)
     # When the line began (its first transcription fragment).
     spoken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    # A recogniser's words: [{"w": text, "s": start, "e": end (seconds from the recording's
+    # start), "p": confidence 0-1}], or null (t0013).
+    words: Mapped[list[Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = created_at()
 
 
@@ -317,7 +323,8 @@ class RecordSettings(TenantBase):
 
 # ---------------------------------------------------------------- recordings processed later
 
-RECORDING_STATES = ("receiving", "processing", "done", "failed")
+# waiting: the local recogniser cannot do it (a language, a length); it waits for the AI service.
+RECORDING_STATES = ("receiving", "processing", "waiting", "done", "failed")
 
 
 class RecordingUpload(TenantBase):
@@ -342,6 +349,8 @@ class RecordingUpload(TenantBase):
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     mime_type: Mapped[str] = mapped_column(String(100), nullable=False)
+    # The language spoken, as the console said (its interface language); null: English (t0013).
+    language: Mapped[str | None] = mapped_column(String(16))
     # Who it is about (as a consultation's `patient_reference`); never sent to the AI model.
     patient_reference: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     received_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)

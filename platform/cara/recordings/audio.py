@@ -13,9 +13,10 @@ well (`protocol_whitelist`). Uploads are checked against the same table (`CONTAI
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 import av
 
@@ -63,53 +64,69 @@ class Prepared:
     mime_type: str = MIME_TYPE
 
 
-def prepare(recording: bytes) -> Prepared:
-    samples = 0
-    out_buffer = io.BytesIO()
+def _open(recording: bytes) -> Any:
     container = sniff(recording)
     if container is None:
         raise AudioUnreadable("not a WebM or Ogg recording")
     try:
-        source = av.open(
-            io.BytesIO(recording), mode="r", format=container.demuxer, options=dict(_OPEN_OPTIONS)
-        )
+        return av.open(io.BytesIO(recording), mode="r", format=container.demuxer, options=dict(_OPEN_OPTIONS))
     except (av.FFmpegError, ValueError) as exc:
         raise AudioUnreadable("not a recording") from exc
+
+
+def _frames(recording: bytes, sample_format: str) -> Iterator[av.AudioFrame]:
+    """The recording's audio, 16 kHz mono in `sample_format`; damaged packets are skipped."""
+    source = _open(recording)
     try:
         audio = next((s for s in source.streams if s.type == "audio"), None)
         if audio is None:
             raise AudioUnreadable("no audio stream")
-        target = av.open(out_buffer, mode="w", format="mp3")
-        stream = target.add_stream("libmp3lame", rate=RATE, layout="mono")
-        stream.bit_rate = BIT_RATE
-        resampler = av.AudioResampler(format="s16p", layout="mono", rate=RATE)
-        try:
-            for packet in source.demux(audio):
-                try:
-                    frames = packet.decode()
-                except av.FFmpegError:
-                    continue  # a damaged packet: skip it
-                for frame in frames:
-                    if not isinstance(frame, av.AudioFrame):
-                        continue
+        resampler = av.AudioResampler(format=sample_format, layout="mono", rate=RATE)
+        for packet in source.demux(audio):
+            try:
+                frames = packet.decode()
+            except av.FFmpegError:
+                continue  # a damaged packet: skip it
+            for frame in frames:
+                if isinstance(frame, av.AudioFrame):
                     for resampled in resampler.resample(frame):
                         resampled.pts = None
-                        samples += resampled.samples
-                        for out in stream.encode(resampled):
-                            target.mux(out)
-            for resampled in resampler.resample(None):
-                resampled.pts = None
-                samples += resampled.samples
-                for out in stream.encode(resampled):
-                    target.mux(out)
-            for out in stream.encode(None):
-                target.mux(out)
-        finally:
-            target.close()
+                        yield resampled
+        for resampled in resampler.resample(None):
+            resampled.pts = None
+            yield resampled
     except av.FFmpegError as exc:
         raise AudioUnreadable("the recording could not be decoded") from exc
     finally:
         source.close()
+
+
+def prepare(recording: bytes) -> Prepared:
+    """MP3 for the provider."""
+    samples = 0
+    out_buffer = io.BytesIO()
+    target = av.open(out_buffer, mode="w", format="mp3")
+    stream = target.add_stream("libmp3lame", rate=RATE, layout="mono")
+    stream.bit_rate = BIT_RATE
+    try:
+        for frame in _frames(recording, "s16p"):
+            samples += frame.samples
+            for out in stream.encode(frame):
+                target.mux(out)
+        for out in stream.encode(None):
+            target.mux(out)
+    except av.FFmpegError as exc:
+        raise AudioUnreadable("the recording could not be decoded") from exc
+    finally:
+        target.close()
     if samples == 0:
         raise AudioUnreadable("no audio in the recording")
     return Prepared(data=out_buffer.getvalue(), seconds=samples / RATE)
+
+
+def pcm(recording: bytes) -> bytes:
+    """The recording as 16 kHz mono 32-bit float samples (what local speech recognition reads)."""
+    data = b"".join(bytes(frame.planes[0])[: frame.samples * 4] for frame in _frames(recording, "flt"))
+    if not data:
+        raise AudioUnreadable("no audio in the recording")
+    return data

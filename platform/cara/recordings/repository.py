@@ -110,14 +110,15 @@ def delete_parts(session: Session, upload_id: uuid.UUID) -> None:
 
 
 def abandoned(session: Session, receiving_before: datetime, failed_before: datetime) -> list[uuid.UUID]:
-    """Uploads never completed and untouched since `receiving_before`, and failed ones untouched
-    since `failed_before`."""
+    """Uploads never completed and untouched since `receiving_before`, and failed or waiting ones
+    untouched since `failed_before`."""
     return list(
         session.scalars(
             select(RecordingUpload.id).where(
                 or_(
                     (RecordingUpload.state == "receiving") & (RecordingUpload.updated_at < receiving_before),
-                    (RecordingUpload.state == "failed") & (RecordingUpload.updated_at < failed_before),
+                    RecordingUpload.state.in_(("failed", "waiting"))
+                    & (RecordingUpload.updated_at < failed_before),
                 )
             )
         )
@@ -125,7 +126,7 @@ def abandoned(session: Session, receiving_before: datetime, failed_before: datet
 
 
 # States whose audio is still stored (it is deleted once the transcript is kept).
-HOLDING_AUDIO = ("receiving", "processing", "failed")
+HOLDING_AUDIO = ("receiving", "processing", "waiting", "failed")
 
 
 def open_uploads(session: Session, doctor_id: uuid.UUID) -> int:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from cara.consultations.schemas import PatientReference
 from cara.kit.bodies import RequestBody
 
-RecordingState = Literal["receiving", "processing", "done", "failed"]
+RecordingState = Literal["receiving", "processing", "waiting", "done", "failed"]
 
 
 class RecordingCreate(RequestBody):
@@ -25,6 +25,11 @@ class RecordingCreate(RequestBody):
     recordedAt: datetime = Field(description="when the recording started")
     durationMs: int | None = Field(default=None, ge=0, le=12 * 3600 * 1000)
     mimeType: str = Field(max_length=100, description="audio/webm or audio/ogg (Opus)")
+    language: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$",
+        description="the language spoken (the console's interface language); absent: English",
+    )
     patientReference: PatientReference | None = Field(
         default=None, description="who it is about, as for a live consultation; never sent to the AI model"
     )
@@ -40,7 +45,8 @@ class RecordingOut(BaseModel):
     clientId: uuid.UUID
     console: str
     state: RecordingState = Field(
-        description="receiving chunks; processing on the worker; done (see consultationId); failed (retry)"
+        description="receiving chunks; processing on the worker; waiting for the AI service (see error: "
+        "this server cannot transcribe it); done (see consultationId); failed (retry)"
     )
     receivedBytes: int = Field(description="the next chunk's offset")
     chunkBytes: int = Field(description="the largest chunk accepted")

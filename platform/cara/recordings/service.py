@@ -46,7 +46,7 @@ from cara.kit.validation import as_utc, moment_error
 from cara.models import RecordingUpload
 from cara.models.base import utcnow
 from cara.plans.service import REPORT_DRAFTS
-from cara.recordings import audio, repository, storage, transcribe
+from cara.recordings import audio, repository, speech, storage, transcribe
 from cara.recordings.schemas import RecordingComplete, RecordingCreate, RecordingList, RecordingOut
 from cara.subscriptions import service as subscriptions
 from cara.summaries import service as summaries
@@ -70,7 +70,7 @@ EMPTY_CHUNK = "The chunk is empty."
 CHUNK_TOO_LARGE = f"A chunk may hold at most {CHUNK_BYTES} bytes."
 RECORDING_TOO_LARGE = f"A recording may hold at most {MAX_BYTES // (1024 * 1024)} MB."
 ALREADY_COMPLETE = "This recording is already complete."
-NOT_RETRYABLE = "Only a failed recording can be processed again."
+NOT_RETRYABLE = "Only a failed or waiting recording can be processed again."
 TRY_AGAIN = "The recording could not be created. Please try again."
 
 
@@ -146,6 +146,7 @@ def create(session: Session, principal: Principal, body: RecordingCreate) -> tup
             recorded_at=recorded_at,
             duration_ms=body.durationMs,
             mime_type=body.mimeType.strip()[:100],
+            language=body.language.lower() if body.language else None,
             patient_reference=consultations.patient_reference_json(body.patientReference),
             received_bytes=0,
             state="receiving",
@@ -236,10 +237,7 @@ def complete(
         return recording_out(upload)
     if body.totalBytes != upload.received_bytes:
         raise OffsetMismatch(upload.received_bytes)
-    gemini.require_ai()
-    # The worker has the model transcribe it and draft the note: it spends from the same
-    # allowance as /api/summarize (past it: 429, and the upload waits, every byte kept).
-    summaries.spend_draft(principal)
+    _check_engines(principal)
     upload.state = "processing"
     if body.durationMs is not None:
         upload.duration_ms = body.durationMs
@@ -247,13 +245,22 @@ def complete(
     return recording_out(upload)
 
 
+def _check_engines(principal: Principal) -> None:
+    """Someone can transcribe it: this server (`TRANSCRIBER=local`) or the AI service. When the AI
+    service is configured, it drafts the note too, spending from the same allowance as
+    /api/summarize (past it: 429, and the upload waits, every byte kept)."""
+    if speech.choice() == speech.PROVIDER:
+        gemini.require_ai()
+    if gemini.ai_configured():
+        summaries.spend_draft(principal)
+
+
 def retry(session: Session, principal: Principal, upload_id: object) -> RecordingOut:
     upload = _own(session, principal, upload_id, for_update=True)
     stale = upload.state == "processing" and upload.updated_at < utcnow() - STALE_PROCESSING
-    if upload.state != "failed" and not stale:
+    if upload.state not in ("failed", "waiting") and not stale:
         raise Conflict(NOT_RETRYABLE)
-    gemini.require_ai()
-    summaries.spend_draft(principal)
+    _check_engines(principal)
     upload.state = "processing"
     upload.error = None
     _enqueue(session, principal, upload)
@@ -277,6 +284,8 @@ def _failure_text(exc: BaseException, stage: str) -> str:
         return UNREADABLE
     if isinstance(exc, transcribe.TranscriptUnusable):
         return NO_TRANSCRIPT
+    if isinstance(exc, speech.SpeechFailed):
+        return exc.message
     if isinstance(exc, CaraError):
         return exc.message
     return f"The AI service could not {stage}: {gemini.provider_message(exc)}"[:300]
@@ -319,6 +328,10 @@ def process(transactions: TenantTransactions, upload_id: str) -> None:
     try:
         if consultation_id is None:
             consultation_id = _transcribe(transactions, uid)
+        if not gemini.ai_configured():
+            # Transcribed on this server; the note is drafted by the AI service once there is one.
+            transactions.run(_finish, uid, "done", None)
+            return
         stage = "draft the note"
         target = consultations.DraftTarget(
             schema=transactions.schema,
@@ -335,6 +348,12 @@ def process(transactions: TenantTransactions, upload_id: str) -> None:
             target,
             transactions,
         )
+    except speech.Busy:
+        raise  # the actor sends the job again later; the upload stays 'processing'
+    except speech.SpeechFailed as exc:
+        log.warning("local speech recognition did not finish", extra={"waits": exc.waits, "stage": stage})
+        transactions.run(_finish, uid, "waiting" if exc.waits else "failed", exc.message)
+        return
     except Exception as exc:
         # The type only: a provider's message may quote what it heard.
         log.warning("recording processing failed", extra={"error": type(exc).__name__, "stage": stage})
@@ -344,13 +363,17 @@ def process(transactions: TenantTransactions, upload_id: str) -> None:
 
 
 def _store_transcript(
-    session: Session, upload_id: uuid.UUID, prepared: audio.Prepared, lines: list[consultations.RecordedLine]
+    session: Session,
+    upload_id: uuid.UUID,
+    decoded_seconds: float,
+    lines: list[consultations.RecordedLine],
+    engine: str,
 ) -> uuid.UUID:
     """The consultation with its lines; the raw audio goes in the same transaction."""
     upload = repository.upload_for_update(session, upload_id)
     if upload is None:
         raise NotFound(NOT_FOUND)
-    seconds = upload.duration_ms / 1000 if upload.duration_ms else prepared.seconds
+    seconds = upload.duration_ms / 1000 if upload.duration_ms else decoded_seconds
     consultation_id = consultations.add_recorded(
         session,
         doctor_id=upload.doctor_account_id,
@@ -358,25 +381,66 @@ def _store_transcript(
         consent_basis=upload.consent_basis,
         consent_at=upload.recorded_at,
         started_at=upload.recorded_at,
-        duration_seconds=max(seconds, prepared.seconds),
-        model=get_settings().gemini_text_model,
+        duration_seconds=max(seconds, decoded_seconds),
+        model=engine,
         lines=lines,
         patient_reference=upload.patient_reference,
+        transcript_engine=engine,
     )
     upload.consultation_id = consultation_id
     repository.delete_parts(session, upload_id)
     return consultation_id
 
 
+@dataclass(frozen=True)
+class _Audio:
+    data: bytes
+    language: str | None
+    seconds: float  # as the browser measured it, else estimated from the size
+
+
+# Opus at 24 kb/s, as the console records: bytes -> seconds when the browser gave no duration.
+_BYTES_PER_SECOND = 3_000
+
+
+def _audio(session: Session, upload_id: uuid.UUID) -> _Audio:
+    upload = repository.upload_for_update(session, upload_id)
+    if upload is None:
+        raise NotFound(NOT_FOUND)
+    data = repository.recording(session, upload_id)
+    seconds = upload.duration_ms / 1000 if upload.duration_ms else len(data) / _BYTES_PER_SECOND
+    return _Audio(data=data, language=upload.language, seconds=seconds)
+
+
 def _transcribe(transactions: TenantTransactions, upload_id: uuid.UUID) -> uuid.UUID:
-    """Decode, transcribe, and store the consultation with its lines. The provider call runs
-    with no transaction open."""
-    data = transactions.run(repository.recording, upload_id)
+    """Decode, transcribe, and store the consultation with its lines. Recognition (on this
+    server, in a process of its own) and the provider call run with no transaction open. What
+    the local recogniser cannot handle (a language, a length) goes to the AI service when there
+    is one, and otherwise waits for it (speech.SpeechFailed with `waits`)."""
+    recorded = transactions.run(_audio, upload_id)
+    if speech.choice() == speech.LOCAL:
+        try:
+            recognised = speech.transcribe(
+                recorded.data, language=recorded.language, seconds=recorded.seconds
+            )
+        except speech.SpeechFailed as exc:
+            if not (exc.waits and gemini.ai_configured()):
+                raise
+        else:
+            return transactions.run(
+                _store_transcript,
+                upload_id,
+                recognised.seconds,
+                speech.turns(recognised.words),
+                recognised.engine,
+            )
     if not get_settings().gemini_api_key:
         raise ServiceUnavailable(gemini.AI_NOT_CONFIGURED)
-    prepared = audio.prepare(data)
+    prepared = audio.prepare(recorded.data)
     lines = transcribe.transcribe(prepared)
-    return transactions.run(_store_transcript, upload_id, prepared, lines)
+    return transactions.run(
+        _store_transcript, upload_id, prepared.seconds, lines, get_settings().gemini_text_model
+    )
 
 
 # ------------------------------------------------------------------ abandoned recordings (scheduled)
@@ -385,7 +449,8 @@ EXPIRE_ACTOR = "recordings.expire"
 # An upload nobody sent a chunk to in this time is deleted with its audio: the browser keeps
 # every piece until the upload is complete, and makes the upload again if it comes back later.
 ABANDONED_AFTER = timedelta(hours=24)
-# A failed recording is the only copy once the browser has let it go: kept this long for a retry.
+# A failed (or waiting) recording is the only copy once the browser has let it go: kept this long
+# for a retry.
 FAILED_KEPT = timedelta(days=30)
 
 

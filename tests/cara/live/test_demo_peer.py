@@ -11,28 +11,56 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cara.config import get_settings
 from cara.kit import gemini as gemini_clients
 from cara_doubles.gemini import DemoPeer, GeminiDouble
 from tests.cara.live.conftest import Browser, doctor_token
+from tests.cara.recordings.conftest import silence_pcm, speech_pcm
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-def test_demo_peer_answers_speech_through_the_relay(
+def test_demo_peer_hears_what_is_said_through_the_relay(
+    client: Any, gemini: GeminiDouble, open_console: Callable[..., Browser]
+) -> None:
+    """The input transcription is the server's own speech recognition of the audio sent: the
+    console wakes on "Hey Cara" as spoken, and the doctor's line holds the dictated words."""
+    gemini.behaviour = DemoPeer()
+    browser = open_console(doctor_token(client, "Cardiologist"))
+    browser.status("connected")
+    said = speech_pcm("Hey Cara. The patient has pulmonary tuberculosis.") + silence_pcm(1.0)
+    for start in range(0, len(said), 3_200):  # 100 ms chunks, as the console sends them
+        browser.send({"type": "audio", "data": base64.b64encode(said[start : start + 3_200]).decode()})
+    browser.until(lambda m: m.get("type") == "wake" and m["awake"] is True, timeout=30)
+    heard = browser.until(
+        lambda m: m.get("type") == "transcript" and m["final"] and m["speaker"] == "user", timeout=30
+    )
+    assert "tuberculosis" in heard["text"].lower(), heard
+    replied = lambda m: m.get("type") == "transcript" and m["final"] and m["speaker"] != "user"  # noqa: E731
+    line = next((m for m in browser.seen if replied(m)), None) or browser.until(replied)
+    assert "No AI model is connected" in line["text"]
+    audio = [m for m in browser.seen if m.get("type") == "audio"]
+    assert audio and len(base64.b64decode(audio[0]["data"])) > 0
+    # ... and sleeps on "Go to sleep" as spoken (the cardiology console obeys it).
+    said = speech_pcm("Go to sleep.") + silence_pcm(1.0)
+    for start in range(0, len(said), 3_200):
+        browser.send({"type": "audio", "data": base64.b64encode(said[start : start + 3_200]).decode()})
+    browser.until(lambda m: m.get("type") == "wake" and m["awake"] is False, timeout=30)
+
+
+def test_demo_peer_hears_nothing_in_silence(
     client: Any, gemini: GeminiDouble, open_console: Callable[..., Browser]
 ) -> None:
     gemini.behaviour = DemoPeer()
     browser = open_console(doctor_token(client, "Radiologist"))
     browser.status("connected")
-    second = base64.b64encode(b"\x00\x01" * 16_000).decode()  # one second of 16 kHz audio
-    browser.send({"type": "audio", "data": second})
-    browser.send({"type": "audio", "data": second})
-    browser.until(lambda m: m.get("type") == "wake" and m["awake"] is True)
-    audio = browser.until(lambda m: m.get("type") == "audio")
-    assert len(base64.b64decode(audio["data"])) > 0
-    line = browser.until(lambda m: m.get("type") == "transcript" and m["final"] and m["speaker"] != "user")
-    assert "No AI model is connected" in line["text"]
+    quiet = base64.b64encode(b"\x00\x01" * 16_000).decode()  # one second of (almost) silence
+    for _ in range(3):
+        browser.send({"type": "audio", "data": quiet})
+    with pytest.raises(TimeoutError):
+        browser.until(lambda m: m.get("type") in ("wake", "transcript", "audio"), timeout=3.0)
 
 
 def test_demo_peer_calls_the_dose_tool_when_asked(

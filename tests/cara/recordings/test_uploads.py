@@ -161,7 +161,12 @@ class TestComplete:
         # Only a failed upload can be retried.
         assert client.post(f"/api/recordings/{rid}/retry", headers=doctor).status_code == 409
 
-    def test_without_ai_nothing_is_enqueued(self, client: Any, doctor: dict[str, str], no_ai: None) -> None:
+    def test_without_ai_nothing_is_enqueued_for_the_provider(
+        self, client: Any, doctor: dict[str, str], no_ai: None, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from cara.config import get_settings
+
+        monkeypatch.setattr(get_settings(), "transcriber", "provider")
         rid = create(client, doctor).json()["id"]
         upload_all(client, doctor, rid, DATA, 4096)
         refused = client.post(

@@ -32,6 +32,7 @@ from cara.consultations.schemas import (
     RecordSettingsIn,
     RecordSettingsOut,
     TranscriptLineOut,
+    WordOut,
 )
 from cara.kit.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from cara.models import (
@@ -268,12 +269,40 @@ def detail(session: Session, consultation: Consultation, *, with_drafts: bool = 
                 speaker=line.speaker,  # type: ignore[arg-type]
                 text=line.text,
                 spokenAt=line.spoken_at,
+                words=words_out(line.words),
             )
             for line in lines
         ],
+        transcriptEngine=consultation.transcript_engine,
         drafts=[draft_out(d) for d in repository.drafts(session, consultation.id)] if with_drafts else [],
         note=note_out(session, repository.note(session, consultation.id)),
     )
+
+
+# Below this confidence a recognised word is marked as one to check against what was said.
+LOW_CONFIDENCE = 0.5
+
+
+def words_out(stored: list[Any] | None) -> list[WordOut] | None:
+    """A line's stored words (JSON written by repository.add_lines), skipping any malformed one."""
+    if not stored:
+        return None
+    out: list[WordOut] = []
+    for item in stored:
+        try:
+            confidence = min(max(float(item["p"]), 0.0), 1.0)
+            out.append(
+                WordOut(
+                    text=str(item["w"]),
+                    start=float(item["s"]),
+                    end=float(item["e"]),
+                    confidence=confidence,
+                    lowConfidence=confidence < LOW_CONFIDENCE,
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
 
 
 def read_consultation(session: Session, principal: Principal, consultation_id: object) -> ConsultationDetail:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +23,19 @@ from cara.models.base import utcnow
 
 
 @dataclass(frozen=True)
+class WordTiming:
+    """A recognised word: seconds from the recording's start, and the recogniser's confidence (0-1)."""
+
+    text: str
+    start: float
+    end: float
+    confidence: float
+
+    def as_json(self) -> dict[str, Any]:
+        return {"w": self.text, "s": self.start, "e": self.end, "p": self.confidence}
+
+
+@dataclass(frozen=True)
 class SpokenLine:
     """One line of a consultation's transcript, as every writer hands it over: the live relay,
     the radiotherapy chat, a recording's transcription. A new field of transcript lines goes
@@ -32,6 +45,8 @@ class SpokenLine:
     speaker: str
     text: str
     at: datetime
+    # The words with their timings and confidence, where a recogniser gave them.
+    words: tuple[WordTiming, ...] | None = field(default=None, kw_only=True)
 
 
 # ------------------------------------------------------------------ the live relay
@@ -130,6 +145,7 @@ class RecordedLine:
     speaker: str
     text: str
     offset_seconds: float
+    words: tuple[WordTiming, ...] | None = None
 
 
 def add_recorded(
@@ -144,6 +160,7 @@ def add_recorded(
     model: str,
     lines: list[RecordedLine],
     patient_reference: dict[str, Any] | None = None,
+    transcript_engine: str | None = None,
 ) -> uuid.UUID:
     """A consultation made from a recording (on the worker, in the caller's tenant session, not
     committed): ended, with its transcript lines, marked as recorded offline."""
@@ -161,6 +178,7 @@ def add_recorded(
             state="in_progress",
             source="recorded",
             patient_reference=patient_reference,
+            transcript_engine=transcript_engine,
         ),
     )
     repository.add_lines(
@@ -172,6 +190,7 @@ def add_recorded(
                 speaker=line.speaker,
                 text=line.text,
                 at=started_at + timedelta(seconds=max(0.0, line.offset_seconds)),
+                words=line.words,
             )
             for seq, line in enumerate(lines)
         ],
@@ -182,7 +201,12 @@ def add_recorded(
         actor_id=doctor_id,
         target_type="consultation",
         target_id=consultation.id,
-        detail={"basis": consent_basis, "console": console, "lines": len(lines)},
+        detail={
+            "basis": consent_basis,
+            "console": console,
+            "lines": len(lines),
+            "engine": transcript_engine or model,
+        },
     )
     index_for_search(session, consultation.id)
     return consultation.id

@@ -2093,6 +2093,11 @@ export interface components {
             state: "in_progress" | "draft" | "signed";
             /** Title */
             title: string | null;
+            /**
+             * Transcriptengine
+             * @description what made a recorded consultation's transcript: 'local:...' (this server) or the AI model
+             */
+            transcriptEngine?: string | null;
         };
         /** ConsultationOut */
         ConsultationOut: {
@@ -3017,6 +3022,11 @@ export interface components {
             /** Durationms */
             durationMs?: number | null;
             /**
+             * Language
+             * @description the language spoken (the console's interface language); absent: English
+             */
+            language?: string | null;
+            /**
              * Mimetype
              * @description audio/webm or audio/ogg (Opus)
              */
@@ -3087,10 +3097,10 @@ export interface components {
             recordedAt: string;
             /**
              * State
-             * @description receiving chunks; processing on the worker; done (see consultationId); failed (retry)
+             * @description receiving chunks; processing on the worker; waiting for the AI service (see error: this server cannot transcribe it); done (see consultationId); failed (retry)
              * @enum {string}
              */
-            state: "receiving" | "processing" | "done" | "failed";
+            state: "receiving" | "processing" | "waiting" | "done" | "failed";
         };
         /**
          * RecordingStorageOut
@@ -3516,6 +3526,11 @@ export interface components {
             spokenAt: string;
             /** Text */
             text: string;
+            /**
+             * Words
+             * @description a recogniser's words with timings and confidence, where it gave them
+             */
+            words?: components["schemas"]["WordOut"][] | null;
         };
         /**
          * UserOut
@@ -3618,6 +3633,25 @@ export interface components {
             duplicate: boolean;
             /** Received */
             received: boolean;
+        };
+        /**
+         * WordOut
+         * @description A recognised word: seconds from the recording's start and the recogniser's confidence.
+         */
+        WordOut: {
+            /** Confidence */
+            confidence: number;
+            /** End */
+            end: number;
+            /**
+             * Lowconfidence
+             * @description the recogniser was unsure of it: check it against the recording
+             */
+            lowConfidence: boolean;
+            /** Start */
+            start: number;
+            /** Text */
+            text: string;
         };
         /** WorkHistoryEntry */
         WorkHistoryEntry: {

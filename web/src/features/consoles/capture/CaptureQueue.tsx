@@ -95,6 +95,7 @@ const CaptureItem = ({
         queued: t('Queued: waiting for the connection'),
         uploading: t('Uploading {{percent}}%', { percent }),
         processing: t('Processing: transcribing and drafting the note'),
+        waiting: t('Waiting for the AI service'),
         done: t('Done'),
         failed: t('Failed'),
     }[capture.state];
@@ -124,7 +125,7 @@ const CaptureItem = ({
                     {t(capture.error)}
                 </p>
             )}
-            {capture.error && capture.state === 'failed' && (
+            {capture.error && (capture.state === 'failed' || capture.state === 'waiting') && (
                 <p className="capture-error" data-testid="capture-error">
                     {t(capture.error)}
                 </p>
@@ -135,7 +136,7 @@ const CaptureItem = ({
                         {t('Open the consultation')}
                     </Link>
                 )}
-                {capture.state === 'failed' && (
+                {(capture.state === 'failed' || capture.state === 'waiting') && (
                     <Button variant="secondary" onClick={onRetry} data-testid="capture-retry">
                         {t('Retry')}
                     </Button>

@@ -8,7 +8,7 @@
 
 import type { PatientReference } from '../consent/api';
 
-export type CaptureState = 'recording' | 'queued' | 'uploading' | 'processing' | 'done' | 'failed';
+export type CaptureState = 'recording' | 'queued' | 'uploading' | 'processing' | 'waiting' | 'done' | 'failed';
 
 export interface Capture {
     /** The browser's id of the capture, also the upload's `clientId` on the server. */
@@ -31,6 +31,8 @@ export interface Capture {
     error?: string;
     /** Who it is about, given at the consent step; sent with the upload, never to the AI model. */
     patientReference?: PatientReference;
+    /** The interface's language when it was recorded: the language spoken, for speech recognition. */
+    language?: string;
 }
 
 interface Piece {

@@ -46,6 +46,7 @@ const ensureUpload = async (capture: Capture): Promise<Recording> => {
             durationMs: capture.durationMs,
             mimeType: capture.mimeType,
             patientReference: capture.patientReference ?? null,
+            language: capture.language ?? null,
         },
     });
     if (data) return data;

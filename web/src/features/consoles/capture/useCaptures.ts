@@ -6,6 +6,7 @@
  * timer that backs off while the server cannot be reached.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 import type { PatientReference } from '../consent/api';
 import { recordingMimeType, startRecording, type ActiveRecording } from './recorder';
@@ -25,7 +26,8 @@ export const RECORD_FAILED = 'The microphone could not be used for recording.';
 export const NOT_SUPPORTED = 'This browser cannot record audio for later.';
 const STORE_FAILED = 'The recording could not be stored on this device.';
 
-const pending = (capture: Capture) => capture.state !== 'done' && capture.state !== 'failed';
+const pending = (capture: Capture) =>
+    capture.state !== 'done' && capture.state !== 'failed' && capture.state !== 'waiting';
 
 const newId = (): string =>
     typeof crypto.randomUUID === 'function'
@@ -40,6 +42,7 @@ export const useCaptures = (console: string) => {
     const [error, setError] = useState<string | null>(null);
     const [recordingId, setRecordingId] = useState<string | null>(null);
     const active = useRef<{ id: string; recording: ActiveRecording } | null>(null);
+    const { i18n } = useTranslation();
     const syncing = useRef(false);
     const again = useRef(false);
     const delay = useRef(FIRST_DELAY_MS);
@@ -74,7 +77,7 @@ export const useCaptures = (console: string) => {
                             continue;
                         }
                         const finished = status.state;
-                        if (finished === 'done' || finished === 'failed')
+                        if (finished === 'done' || finished === 'failed' || finished === 'waiting')
                             await updateCapture(capture.id, () => ({
                                 state: finished,
                                 consultationId: status.consultationId ?? undefined,
@@ -190,6 +193,7 @@ export const useCaptures = (console: string) => {
                 recording: true,
                 state: 'recording',
                 sentBytes: 0,
+                language: i18n.resolvedLanguage ?? i18n.language,
                 ...(patientReference ? { patientReference } : {}),
             };
             try {
@@ -207,7 +211,7 @@ export const useCaptures = (console: string) => {
             }
             await refresh();
         },
-        [console, supported, refresh],
+        [console, supported, refresh, i18n],
     );
 
     const stop = useCallback(async () => {
@@ -228,7 +232,7 @@ export const useCaptures = (console: string) => {
             const capture = captures.find(item => item.id === id);
             if (!capture) return;
             const status = capture.uploadId ? await recordingStatus(capture.uploadId) : null;
-            if (status?.state === 'failed' && capture.uploadId) {
+            if ((status?.state === 'failed' || status?.state === 'waiting') && capture.uploadId) {
                 const retried = await retryRecording(capture.uploadId);
                 if (retried) await updateCapture(id, () => ({ state: 'processing', error: undefined }));
             } else {
