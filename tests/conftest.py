@@ -198,6 +198,25 @@ def _reset_database() -> None:
 
 
 @pytest.fixture(scope="session")
+def orthanc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's Orthanc with DICOMweb for the run: a free port, storage in a temporary directory
+    removed at the end. Skips where Orthanc is not installed (ops/lib/bootstrap.sh installs it)."""
+    import shutil
+
+    from cara_devstack import embedded
+
+    if not embedded.orthanc_installed():
+        pytest.skip("Orthanc is not installed (apt-get install orthanc orthanc-dicomweb)")
+    data_dir = tmp_path_factory.mktemp("orthanc")
+    server = embedded.start_orthanc(data_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
 def app() -> Any:
     from cara.main import app as the_app
 
