@@ -41,6 +41,8 @@ def imaging_server(tmp_path: Path, gemini: GeminiDouble, orthanc: Any) -> Iterat
         "PACS_URL": orthanc.dicomweb_url,
         "PACS_USERNAME": orthanc.username,
         "PACS_PASSWORD": orthanc.password,
+        # The hospital's own PACS in this test is the same Orthanc, on this machine.
+        "PACS_ALLOW_LOOPBACK": "true",
     }
     with _api_server(tmp_path / "imaging-server.log", env) as base:
         yield base
@@ -99,6 +101,17 @@ def test_web_imaging(
                         "email": doctor["email"],
                         "password": doctor["password"],
                         "name": doctor["name"],
+                    },
+                    "hospital": {
+                        "email": hospital["email"],
+                        "password": hospital["password"],
+                        "name": hospital["name"],
+                    },
+                    "pacs": {
+                        "url": orthanc.dicomweb_url,
+                        "root": orthanc.url,
+                        "username": orthanc.username,
+                        "password": orthanc.password,
                     },
                     "files": str(files),
                     "chosenUid": chosen[0].StudyInstanceUID,

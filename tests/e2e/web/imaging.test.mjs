@@ -135,6 +135,36 @@ describe("the radiologist's studies", () => {
         assert.equal(await panel.getByTestId('study-list').locator('li').count(), 2);
     });
 
+    it("lets the hospital point Cara at its own PACS, tested before it is saved", async () => {
+        const hospitalPage = (await openBrowser({})).page;
+        try {
+            await signInAs(hospitalPage, FIXTURES.hospital, 'hospital', '/security');
+            const card = hospitalPage.getByTestId('pacs-settings');
+            await card.getByRole('heading', { name: 'PACS (imaging)' }).waitFor();
+            const notice = card.getByTestId('pacs-notice');
+            const tryWith = async (address, password, expected) => {
+                await card.getByLabel('DICOMweb address').fill(address);
+                await card.getByLabel('PACS username').fill(FIXTURES.pacs.username);
+                await card.getByLabel('PACS password').fill(password);
+                await button(card, 'Test connection').click();
+                await notice.filter({ hasText: expected }).waitFor();
+            };
+            await tryWith(FIXTURES.pacs.url, 'not-the-password', 'The PACS refused the username or password.');
+            await card.getByText('refused Cara\'s username and password (401)').waitFor();
+            await tryWith(FIXTURES.pacs.root, FIXTURES.pacs.password, 'This address does not answer as DICOMweb.');
+            await tryWith(FIXTURES.pacs.url, FIXTURES.pacs.password, 'Connection works.');
+            await button(card, 'Save PACS settings').click();
+            await notice.filter({ hasText: 'Saved.' }).waitFor();
+            await card.getByText('A password is saved; leave this empty to keep it.').waitFor();
+            assert.equal(await card.getByLabel('PACS password').inputValue(), '', 'the password is never shown again');
+            assert.ok(!(await hospitalPage.content()).includes(FIXTURES.pacs.password), 'the password is not in the page');
+            await assertAccessible(hospitalPage, 'PACS settings');
+            await screenshot(hospitalPage, 'imaging-pacs-settings');
+        } finally {
+            await hospitalPage.context().close();
+        }
+    });
+
     it('reads in French and Arabic, and fits a phone', async () => {
         for (const [locale, heading, choose] of [
             ['fr-FR', 'Examens d’imagerie', 'Choisir des fichiers'],

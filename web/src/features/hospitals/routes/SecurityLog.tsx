@@ -7,6 +7,7 @@ import { SelectField, TextField } from '@/components/ui/Field';
 import { useRowWindow } from '@/lib/rowWindow';
 import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
 import { DoctorMfaPolicy } from '../components/DoctorMfaPolicy';
+import { PacsSettingsCard } from '../components/PacsSettingsCard';
 import '../security.css';
 
 const GROUPS: readonly AuditGroup[] = ['doctor', 'consultation', 'record_settings', 'profile', 'recording'];
@@ -108,6 +109,7 @@ const SecurityLog = () => {
     return (
         <main className="page security-page">
             <DoctorMfaPolicy />
+            <PacsSettingsCard />
             <section className="card" aria-labelledby="security-log-heading">
                 <h1 id="security-log-heading">{t('Audit log')}</h1>
                 <p className="profile-note">
