@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
+from cara.audit.service import record_tenant
 from cara.auth.principal import Principal
 from cara.config import get_settings
 from cara.consultations import service as consultations
@@ -44,10 +45,7 @@ from cara.kit.errors import Conflict, FailedDependency, Forbidden, PayloadTooLar
 from cara.models.tenant import ImagingStudy
 
 HOSPITALS_ONLY = "Only a hospital sets its PACS."
-NOT_CONFIGURED = (
-    "No PACS is configured: a hospital names its own under Settings → Imaging, "
-    "or the platform's PACS_URL names one."
-)
+NOT_CONFIGURED = "No PACS is configured: a hospital names its own PACS, or the platform's PACS_URL names one."
 HELD_ELSEWHERE = "holds a study that is already on the PACS for someone else; it cannot be added to"
 # QIDO-RS matching: these have a meaning in a search value, so a client's text never carries them.
 _QIDO_SPECIAL = set("*?\\,")
@@ -61,7 +59,7 @@ _FIELDS_SHOWN = ("00081030", "00201206", "00201208", "00080061")
 
 def _where(target: PacsTarget) -> str:
     if target.source == "hospital":
-        return "the hospital's PACS settings (Settings → Imaging)"
+        return "the hospital's PACS settings"
     return "the platform's PACS_URL, PACS_USERNAME and PACS_PASSWORD settings"
 
 
@@ -89,7 +87,11 @@ def pacs_error_text(error: PacsError, target: PacsTarget) -> str:
 
 def _host_allowed(base_url: str) -> str | None:
     """Why this address may not be used (None: it may)."""
-    parts = urlsplit(base_url)
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        return "Enter the PACS's DICOMweb address, starting with https:// or http://"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "Enter the PACS's DICOMweb address, starting with https:// or http://"
     if parts.username or parts.password:
@@ -175,6 +177,7 @@ def change_pacs_settings(session: Session, principal: Principal, body: PacsSetti
     base_url = _clean_url(body.baseUrl)
     if base_url is None:
         repository.delete_pacs_settings(session)
+        _audit_pacs_change(session, principal, None)
         return read_pacs_settings(session, principal)
     problem = _host_allowed(base_url)
     if problem:
@@ -186,7 +189,23 @@ def change_pacs_settings(session: Session, principal: Principal, body: PacsSetti
         stored = credentials.encrypt(body.password) if body.password else None
     username = (body.username or "").strip() or None
     repository.save_pacs_settings(session, base_url, username, stored)
+    _audit_pacs_change(session, principal, base_url)
     return read_pacs_settings(session, principal)
+
+
+def _audit_pacs_change(session: Session, principal: Principal, base_url: str | None) -> None:
+    """Which PACS the hospital now uses (its host, never the credentials)."""
+    record_tenant(
+        session,
+        action="pacs_settings.update",
+        actor_id=principal.id,
+        target_type="pacs_settings",
+        target_id="hospital",
+        detail={
+            "source": "hospital" if base_url else "platform",
+            "host": urlsplit(base_url).netloc if base_url else None,
+        },
+    )
 
 
 def test_pacs(session: Session, principal: Principal, body: PacsTestIn) -> PacsTestOut:
@@ -347,6 +366,14 @@ def upload_studies(
             row.instance_count += len(stored)
             row.consultation_id = consultation.id
             row.pacs = target.source
+        record_tenant(
+            session,
+            action="imaging.study_added",
+            actor_id=principal.id,
+            target_type="imaging_study",
+            target_id=str(row.id),
+            detail={"instances": len(stored), "consultationId": str(consultation.id)},
+        )
         modalities = sorted({m.facts.modality for m in members if m.facts.modality})
         series = len({m.series_uid for m in members})
         studies.append(_from_facts(row, members[0].facts, modalities, series, row.instance_count))

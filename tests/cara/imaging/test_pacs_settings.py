@@ -69,6 +69,12 @@ def test_own_pacs_saved_with_its_password_never_returned(client: Any, pacs: Any)
     # Back to the platform's PACS.
     back = client.put("/api/imaging/pacs", json={"baseUrl": None}, headers=hospital)
     assert back.json()["source"] == "platform"
+    # Each change is in the hospital's audit log, naming the host, never a credential.
+    log = client.get("/api/doctors/audit-events", headers=hospital)
+    assert log.status_code == 200, log.text
+    changes = [e for e in log.json()["items"] if e["action"] == "pacs_settings.update"]
+    assert len(changes) == 3
+    assert pacs.password not in log.text
 
 
 def test_connection_results(client: Any, pacs: Any, silent_pacs: str) -> None:
@@ -102,7 +108,13 @@ def test_connection_results(client: Any, pacs: Any, silent_pacs: str) -> None:
 
 def test_bad_addresses_and_roles(client: Any, pacs: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     hospital, doctor = hospital_and_doctor(client)
-    for bad in ("ftp://pacs.example.org", "pacs.example.org", "https://user:pw@pacs.example.org/dicom-web"):
+    for bad in (
+        "ftp://pacs.example.org",
+        "pacs.example.org",
+        "https://user:pw@pacs.example.org/dicom-web",
+        "http://[::1/dicom-web",
+        "http://pacs.example.org:99999/dicom-web",
+    ):
         answer = client.put("/api/imaging/pacs", json={"baseUrl": bad}, headers=hospital)
         assert answer.status_code == 422, bad
         assert "baseUrl" in answer.json()["fields"]

@@ -68,6 +68,18 @@ def test_upload_then_find_by_patient_accession_date_and_modality(
     assert found(dateFrom="2026-11-21") == []
     assert found(consultationId=cid) == [uid]
     assert found(consultationId=consultation(client, doctor)) == []
+    # Bringing a study in is audited (the doctor's tenant log), with no patient data.
+    from sqlalchemy import select
+
+    from cara.kit.db import tenant_session
+    from cara.models import TenantAuditEvent
+
+    with tenant_session("independent") as session:
+        added = session.scalars(
+            select(TenantAuditEvent).where(TenantAuditEvent.action == "imaging.study_added")
+        ).all()
+    assert [event.detail["instances"] for event in added] == [3]
+    assert "Mensah" not in str(added[0].detail)
     # More instances of the same study later: the same study, held by the same doctor.
     more = ct_study(1)
     more[0].StudyInstanceUID = uid
@@ -212,7 +224,7 @@ def test_pacs_refusing_or_silent_is_a_clear_4xx(
     answer = upload(client, staff, consultation(client, staff), _files(ct_study(1)))
     assert answer.status_code == 424, answer.text
     assert "did not answer within 3 s" in answer.json()["message"]
-    assert "Settings → Imaging" in answer.json()["message"]
+    assert "the hospital's PACS settings" in answer.json()["message"]
     assert _on_pacs(pacs, study[0].StudyInstanceUID) == 0
 
 

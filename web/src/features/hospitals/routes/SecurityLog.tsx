@@ -62,6 +62,8 @@ const SecurityLog = () => {
         'consultation.hospital_view': t('Viewed a signed note'),
         'consultation.export': t('Exported a note'),
         'record_settings.update': t('Changed the record settings'),
+        'pacs_settings.update': t('Changed the PACS settings'),
+        'imaging.study_added': t('Brought in an imaging study'),
         'profile.updated': t('Updated a profile'),
         'settings.doctor_mfa_required': t('Required two-factor sign-in for doctors'),
         'settings.doctor_mfa_optional': t('Made two-factor sign-in optional for doctors'),
@@ -95,6 +97,10 @@ const SecurityLog = () => {
                 return t('A recording');
             case 'record_settings':
                 return t('Record settings');
+            case 'pacs_settings':
+                return t('PACS settings');
+            case 'imaging_study':
+                return t('An imaging study');
             case 'certificate_file':
                 return t('A certificate');
             default:
