@@ -148,10 +148,11 @@ class Settings(BaseSettings):
     # A hospital's PACS address on this machine's loopback (or link-local) network is refused
     # unless this is on: the server would otherwise fetch its own private services for a client.
     pacs_allow_loopback: bool = False
-    # One upload of DICOM files (zips included): files, bytes sent, bytes once unzipped.
+    # One upload of DICOM files (zips included): files, bytes sent, bytes once unzipped (an
+    # upload is held in the API process's memory while it is checked and sent on).
     imaging_max_files: int = Field(default=1000, ge=1, le=100_000)
     imaging_max_upload_bytes: int = Field(default=256 * 1024 * 1024, ge=1024 * 1024)
-    imaging_max_unpacked_bytes: int = Field(default=1024 * 1024 * 1024, ge=1024 * 1024)
+    imaging_max_unpacked_bytes: int = Field(default=512 * 1024 * 1024, ge=1024 * 1024)
     # Export files are rendered in separate processes at a lower CPU priority, then kept.
     export_render_processes: int = Field(default=1, ge=1, le=16)
     export_render_nice: int = Field(default=10, ge=0, le=19)
