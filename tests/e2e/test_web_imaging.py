@@ -85,6 +85,9 @@ def test_web_imaging(
             bundle.writestr(f"CT/IMG{index:04d}.dcm", encode(ds))
     (files / "study.zip").write_bytes(archive.getvalue())
     (files / "notes.txt").write_text("not an image\n" * 20)
+    resumed = ct_study(2, patient="Asante^Efua", accession="ACC44")
+    for index, ds in enumerate(resumed, 1):
+        (files / f"resume-{index}.dcm").write_bytes(encode(ds))
 
     artifacts = ARTIFACTS / "web"
     artifacts.mkdir(parents=True, exist_ok=True)
@@ -116,6 +119,7 @@ def test_web_imaging(
                     "files": str(files),
                     "chosenUid": chosen[0].StudyInstanceUID,
                     "droppedUid": dropped[0].StudyInstanceUID,
+                    "resumedUid": resumed[0].StudyInstanceUID,
                 }
             ),
         },
@@ -124,3 +128,4 @@ def test_web_imaging(
     assert result.returncode == 0, result.stdout[-10000:] + result.stderr[-3000:]
     assert _on_pacs(orthanc, chosen[0].StudyInstanceUID) == 2
     assert _on_pacs(orthanc, dropped[0].StudyInstanceUID) == 3
+    assert _on_pacs(orthanc, resumed[0].StudyInstanceUID) == 2

@@ -135,6 +135,37 @@ describe("the radiologist's studies", () => {
         assert.equal(await panel.getByTestId('study-list').locator('li').count(), 2);
     });
 
+    it('sends a part again when the link drops, and resumes an upload the link stopped', async () => {
+        const panel = page.getByTestId('study-upload');
+        let cut = 5; // the first try and its two retries fail, then the resumed one, then the link is back
+        const sent = [];
+        await page.route('**/api/imaging/studies', route => {
+            if (route.request().method() !== 'POST') return route.continue();
+            sent.push(cut);
+            if (cut > 1) {
+                cut -= 1;
+                return route.abort('internetdisconnected');
+            }
+            return route.continue();
+        });
+        try {
+            const chooser = page.waitForEvent('filechooser');
+            await button(panel, 'Choose files').click();
+            await (await chooser).setFiles([file('resume-1.dcm'), file('resume-2.dcm')]);
+            const error = panel.getByTestId('study-error');
+            await error.waitFor({ timeout: 30_000 });
+            assert.equal(sent.length, 3, 'three tries before the upload stops');
+            const resume = button(panel, 'Resume upload');
+            await resume.click();
+            // The resumed part fails once more on the network, is sent again by itself, and is stored.
+            await panel.getByTestId('study-stored').filter({ hasText: 'Images stored: 2' }).waitFor({ timeout: 30_000 });
+            assert.equal(sent.length, 5);
+            await panel.locator(`[data-uid="${FIXTURES.resumedUid}"]`).filter({ hasText: 'Asante Efua' }).waitFor();
+        } finally {
+            await page.unroute('**/api/imaging/studies');
+        }
+    });
+
     it("lets the hospital point Cara at its own PACS, tested before it is saved", async () => {
         const hospitalPage = (await openBrowser({})).page;
         try {

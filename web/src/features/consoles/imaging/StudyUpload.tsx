@@ -2,13 +2,16 @@
  * The radiologist's studies for the open consultation: drop DICOM files, a
  * folder or a zip (or choose them), see the upload's progress, then the
  * studies the PACS holds for this consultation. A refusal shows the server's
- * message, which names the file or the PACS setting.
+ * message, which names the file or the PACS setting. Files go in parts
+ * (batches.ts): a part lost on the network is sent again, and an upload
+ * stopped by the link can be resumed from the part it reached.
  */
 import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/Alert';
 import { consultationStudies, droppedFiles, uploadStudies, type Study } from './api';
+import { firstNotDicom, planBatches, sendBatches } from './batches';
 
 type Progress = { status: 'idle' } | { status: 'uploading'; fraction: number } | { status: 'done'; stored: number };
 
@@ -23,6 +26,7 @@ export const StudyUpload = ({ consultationId }: StudyUploadProps) => {
     const [progress, setProgress] = useState<Progress>({ status: 'idle' });
     const [error, setError] = useState<string | null>(null);
     const [over, setOver] = useState(false);
+    const [resume, setResume] = useState<{ batches: File[][]; from: number; stored: number } | null>(null);
     const filesInput = useRef<HTMLInputElement>(null);
     const folderInput = useRef<HTMLInputElement>(null);
     const headingId = useId();
@@ -37,6 +41,7 @@ export const StudyUpload = ({ consultationId }: StudyUploadProps) => {
         setStudies([]);
         setProgress({ status: 'idle' });
         setError(null);
+        setResume(null);
         if (consultationId) void refresh(consultationId);
     }, [consultationId, refresh]);
 
@@ -45,23 +50,43 @@ export const StudyUpload = ({ consultationId }: StudyUploadProps) => {
         folderInput.current?.setAttribute('webkitdirectory', '');
     }, []);
 
-    const send = async (files: File[]) => {
-        if (!consultationId || !files.length || progress.status === 'uploading') return;
+    const run = async (batches: File[][], from: number, storedBefore: number) => {
+        if (!consultationId) return;
         setError(null);
+        setResume(null);
         setProgress({ status: 'uploading', fraction: 0 });
-        const result = await uploadStudies(consultationId, files, fraction =>
-            setProgress({ status: 'uploading', fraction }),
+        const result = await sendBatches(
+            batches,
+            (batch, onProgress) => uploadStudies(consultationId, batch, onProgress),
+            fraction => setProgress({ status: 'uploading', fraction }),
+            { from },
         );
-        if (!result.ok) {
-            setProgress({ status: 'idle' });
-            setError(result.message);
-            return;
-        }
-        setProgress({ status: 'done', stored: result.data.storedInstances });
-        if (result.data.failedFiles?.length) {
-            setError(result.data.failedFiles.map(item => `${item.file}: ${item.reason}`).join('\n'));
+        const stored = storedBefore + result.stored.reduce((sum, part) => sum + part.storedInstances, 0);
+        setProgress(stored ? { status: 'done', stored } : { status: 'idle' });
+        const refused = result.stored.flatMap(part => part.failedFiles ?? []);
+        if (result.stopped) {
+            setError(t(result.stopped.message));
+            if (result.stopped.resumable) setResume({ batches, from: result.done, stored });
+        } else if (refused.length) {
+            setError(refused.map(item => `${item.file}: ${item.reason}`).join('\n'));
         }
         await refresh(consultationId);
+    };
+
+    const send = async (files: File[]) => {
+        if (!consultationId || !files.length || progress.status === 'uploading') return;
+        // The commonest mistake is named before anything is sent, so nothing of the set is stored.
+        const notDicom = await firstNotDicom(files);
+        if (notDicom) {
+            setResume(null);
+            setError(
+                t('Nothing was stored: {{name}} is not a DICOM file.', {
+                    name: notDicom.webkitRelativePath || notDicom.name,
+                }),
+            );
+            return;
+        }
+        await run(planBatches(files), 0, 0);
     };
 
     const onDrop = async (event: DragEvent<HTMLDivElement>) => {
@@ -156,8 +181,17 @@ export const StudyUpload = ({ consultationId }: StudyUploadProps) => {
             {error && (
                 <Alert kind="error" onClose={() => setError(null)}>
                     <p className="study-error" data-testid="study-error">
-                        {t(error)}
+                        {error}
                     </p>
+                    {resume && (
+                        <button
+                            type="button"
+                            className="btn btn-secondary"
+                            onClick={() => void run(resume.batches, resume.from, resume.stored)}
+                        >
+                            {t('Resume upload')}
+                        </button>
+                    )}
                 </Alert>
             )}
             {consultationId && (
