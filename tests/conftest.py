@@ -183,7 +183,8 @@ def _reset_database() -> None:
                 " independent.consultation_drafts, independent.consultation_notes,"
                 " independent.consultation_note_entries, independent.record_settings,"
                 " independent.recording_uploads, independent.recording_parts,"
-                " independent.certificate_files"
+                " independent.certificate_files, independent.imaging_studies,"
+                " independent.pacs_settings"
             )
         )
         conn.execute(
@@ -195,6 +196,25 @@ def _reset_database() -> None:
             )
         )
         conn.execute(text("DELETE FROM platform.tenants WHERE kind = 'hospital'"))
+
+
+@pytest.fixture(scope="session")
+def orthanc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's Orthanc with DICOMweb for the run: a free port, storage in a temporary directory
+    removed at the end. Skips where Orthanc is not installed (ops/lib/bootstrap.sh installs it)."""
+    import shutil
+
+    from cara_devstack import embedded
+
+    if not embedded.orthanc_installed():
+        pytest.skip("Orthanc is not installed (apt-get install orthanc orthanc-dicomweb)")
+    data_dir = tmp_path_factory.mktemp("orthanc")
+    server = embedded.start_orthanc(data_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,7 @@ DOMAINS = frozenset(
         "consultations",
         "doctors",
         "health",
+        "imaging",
         "live",
         "notifications",
         "plans",

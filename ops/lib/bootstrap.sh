@@ -162,3 +162,21 @@ ensure_pgbouncer() {
     echo "The pooling tests need PgBouncer (Debian: apt-get install pgbouncer); they are skipped without it" >&2
   fi
 }
+
+# The imaging tests and ./ops/dev run Debian's Orthanc (a PACS) with its DICOMweb plugin, started
+# by the project itself (cara_devstack.embedded.start_orthanc): the system service the package
+# would start is not used, so it is turned off where systemd runs.
+ensure_orthanc() {
+  if [ -x /usr/sbin/Orthanc ] && [ -f /usr/share/orthanc/plugins/libOrthancDicomWeb.so ]; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing Debian's orthanc and orthanc-dicomweb for the imaging features"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+      orthanc orthanc-dicomweb >/dev/null
+    if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+      systemctl disable --now orthanc >/dev/null 2>&1 || true
+    fi
+  else
+    echo "Imaging needs Orthanc (Debian: apt-get install orthanc orthanc-dicomweb); its tests are skipped without it" >&2
+  fi
+}

@@ -162,6 +162,23 @@ class Settings(BaseSettings):
     transcriber_threads: int = Field(default=1, ge=1, le=16)
     # Longer recordings wait for the AI service rather than hold a recognition process.
     transcriber_max_minutes: int = Field(default=120, ge=1, le=12 * 60)
+    # Imaging (cara.imaging). The platform's PACS over DICOMweb (its QIDO/WADO/STOW root, e.g.
+    # http://pacs:8042/dicom-web): every tenant's until a hospital names its own. ./ops/dev sets
+    # these to the embedded Orthanc. Hospitals' PACS passwords are encrypted at rest with a key
+    # derived from PACS_CREDENTIALS_KEY (unset: from JWT_SECRET).
+    pacs_url: str | None = None
+    pacs_username: str | None = None
+    pacs_password: str | None = None
+    pacs_credentials_key: str | None = None
+    pacs_timeout_seconds: float = Field(default=20.0, ge=1.0, le=300.0)
+    # A hospital's PACS address on this machine's loopback (or link-local) network is refused
+    # unless this is on: the server would otherwise fetch its own private services for a client.
+    pacs_allow_loopback: bool = False
+    # One upload of DICOM files (zips included): files, bytes sent, bytes once unzipped (an
+    # upload is held in the API process's memory while it is checked and sent on).
+    imaging_max_files: int = Field(default=1000, ge=1, le=100_000)
+    imaging_max_upload_bytes: int = Field(default=256 * 1024 * 1024, ge=1024 * 1024)
+    imaging_max_unpacked_bytes: int = Field(default=512 * 1024 * 1024, ge=1024 * 1024)
     # Export files are rendered in separate processes at a lower CPU priority, then kept.
     export_render_processes: int = Field(default=1, ge=1, le=16)
     export_render_nice: int = Field(default=10, ge=0, le=19)

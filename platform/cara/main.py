@@ -20,6 +20,8 @@ from cara.config import get_settings
 from cara.consultations.endpoints import router as consultations_router
 from cara.doctors.endpoints import router as doctors_router
 from cara.health.endpoints import router as health_router
+from cara.imaging.endpoints import STUDIES_PATH as IMAGING_STUDIES_PATH
+from cara.imaging.endpoints import router as imaging_router
 from cara.kit import handlers, openapi
 from cara.kit.api_docs import mount_api_docs
 from cara.kit.db import close_async_pool
@@ -84,6 +86,7 @@ def create_app() -> FastAPI:
         doctors_router,
         profiles_router,
         recordings_router,
+        imaging_router,
     ):
         app.include_router(router, prefix="/api")
     if settings.api_docs_enabled:
@@ -106,7 +109,11 @@ def create_app() -> FastAPI:
         RequestFrame,
         max_bytes=settings.max_body_bytes,
         # A certificate file may be up to 5 MB; the multipart envelope adds a little.
-        larger={CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024},
+        larger={
+            CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024,
+            # DICOM files and zips of them, brought into the tenant's PACS.
+            IMAGING_STUDIES_PATH: settings.imaging_max_upload_bytes,
+        },
         gzip_minimum=1024,
     )
     if settings.cors_origins:

@@ -30,6 +30,7 @@ OWNERS = {
     "/api/live": "cara.live",
     "/api/radiotherapy-chat": "cara.chat",
     "/api/recordings": "cara.recordings",
+    "/api/imaging": "cara.imaging",
     "/api/stripe": "cara.billing",
     "/api/subscription": "cara.billing",
     "/api/summarize": "cara.summaries",

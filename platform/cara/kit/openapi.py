@@ -17,6 +17,7 @@ _DESCRIPTIONS = {
     413: "Request body too large",
     415: "The content is not of a type this route accepts",
     422: "Validation failed; `fields` maps each field to its message",
+    424: "A service the tenant configured (its PACS) refused or did not answer; the message names it",
     429: "Too many attempts",
     503: "A dependency is unavailable",
     507: "A storage quota is reached (nothing stored is lost)",

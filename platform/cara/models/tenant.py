@@ -375,3 +375,45 @@ class RecordingPart(TenantBase):
     )
     offset: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+
+
+# ---------------------------------------------------------------- imaging (cara.imaging)
+
+
+class PacsSettings(TenantBase):
+    """The hospital's own PACS, reached over DICOMweb (one row, `owner` = "hospital"). Without a
+    row the tenant uses the platform's PACS (`PACS_URL`: the embedded Orthanc in development).
+    The password is kept encrypted (Fernet) and never returned to a browser."""
+
+    __tablename__ = "pacs_settings"
+
+    owner: Mapped[str] = mapped_column(String(64), primary_key=True)
+    base_url: Mapped[str] = mapped_column(String(500), nullable=False)
+    username: Mapped[str | None] = mapped_column(String(200))
+    password_encrypted: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class ImagingStudy(TenantBase):
+    """A study brought in through Cara: which doctor of this tenant holds which StudyInstanceUID.
+
+    The PACS holds the images; this row is what lets a doctor see the study at all (a client's
+    UID alone is never trusted), so one StudyInstanceUID has one holder per tenant."""
+
+    __tablename__ = "imaging_studies"
+    __table_args__ = (
+        UniqueConstraint("study_instance_uid", name="uq_imaging_studies_study_instance_uid"),
+        Index("ix_imaging_studies_doctor_created", "doctor_account_id", "created_at"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    study_instance_uid: Mapped[str] = mapped_column(String(64), nullable=False)
+    doctor_account_id: Mapped[uuid.UUID] = account_id_column(outlives_account=True)
+    consultation_id: Mapped[uuid.UUID | None] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="SET NULL")
+    )
+    # Which PACS holds it: the platform's shared one ("platform") or the hospital's ("hospital").
+    pacs: Mapped[str] = mapped_column(String(16), nullable=False)
+    instance_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()

@@ -42,6 +42,7 @@ import { TranscriptionPanel } from './components/TranscriptionPanel';
 import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
 import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
+import { StudyUpload } from './imaging/StudyUpload';
 import { useLowBandwidth } from './live/bandwidth';
 import { useLiveSession } from './live/useLiveSession';
 import { useVideoFrames } from './video/useVideoFrames';
@@ -364,6 +365,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                     />
                 </div>
             </div>
+
+            {profile.key === 'radiologist' && <StudyUpload consultationId={session.consultationId} />}
 
             {consent.dialog}
         </main>

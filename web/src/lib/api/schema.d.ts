@@ -1294,6 +1294,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imaging/pacs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Pacs
+         * @description The hospital's PACS: its own (address and username; the password is never returned) or
+         *     the platform's.
+         */
+        get: operations["imaging_pacs_read"];
+        /**
+         * Update Pacs
+         * @description Point the hospital's studies at its own PACS over DICOMweb, or (`baseUrl` null) back at
+         *     the platform's.
+         */
+        put: operations["imaging_pacs_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imaging/pacs/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Pacs
+         * @description Try a PACS (the settings given, else the one in use) with a DICOMweb search: ok,
+         *     unauthorized (401/403), timeout, unreachable, or not DICOMweb.
+         */
+        post: operations["imaging_pacs_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imaging/studies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Studies
+         * @description The doctor's studies, found on the tenant's PACS (QIDO-RS) by patient, accession number,
+         *     study date and modality.
+         */
+        get: operations["imaging_studies_list"];
+        put?: never;
+        /**
+         * Upload Studies
+         * @description Bring DICOM files (or zips of them) into the tenant's PACS (STOW-RS), attached to one of
+         *     the doctor's consultations. Every file is checked first: a bad one (not DICOM, cut short,
+         *     a zip bomb, too many files) stores nothing and is named in the answer.
+         */
+        post: operations["imaging_studies_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/live/status": {
         parameters: {
             query?: never;
@@ -2444,6 +2518,13 @@ export interface components {
             /** Sentence */
             sentence: string;
         };
+        /** FailedFile */
+        FailedFile: {
+            /** File */
+            file: string;
+            /** Reason */
+            reason: string;
+        };
         /** ForgotPasswordRequest */
         ForgotPasswordRequest: {
             /** Email */
@@ -2811,6 +2892,72 @@ export interface components {
              * @description or If-Match: the version being signed
              */
             version?: number | null;
+        };
+        /**
+         * PacsSettingsIn
+         * @description `baseUrl` null (or empty) goes back to the platform's PACS. `password` omitted (null)
+         *     keeps the stored one; an empty string removes it.
+         */
+        PacsSettingsIn: {
+            /** Baseurl */
+            baseUrl?: string | null;
+            /** Password */
+            password?: string | null;
+            /** Username */
+            username?: string | null;
+        };
+        /**
+         * PacsSettingsOut
+         * @description Which PACS the hospital's studies go to. The password itself is never returned.
+         */
+        PacsSettingsOut: {
+            /**
+             * Baseurl
+             * @description the hospital's own DICOMweb root; null on the platform's PACS
+             */
+            baseUrl: string | null;
+            /** Passwordset */
+            passwordSet: boolean;
+            /**
+             * Platformavailable
+             * @description the platform offers a PACS to fall back on
+             */
+            platformAvailable: boolean;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "platform" | "hospital";
+            /** Username */
+            username: string | null;
+        };
+        /**
+         * PacsTestIn
+         * @description Settings to try before saving them; `baseUrl` omitted tests the PACS in use. A password
+         *     omitted with the saved address uses the saved password.
+         */
+        PacsTestIn: {
+            /** Baseurl */
+            baseUrl?: string | null;
+            /** Password */
+            password?: string | null;
+            /** Username */
+            username?: string | null;
+        };
+        /** PacsTestOut */
+        PacsTestOut: {
+            /** Message */
+            message: string;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "ok" | "unauthorized" | "timeout" | "unreachable" | "not_dicomweb" | "not_configured";
+            /**
+             * Status
+             * @description the PACS's HTTP status, when it answered
+             */
+            status?: number | null;
         };
         /**
          * PatientReference
@@ -3365,6 +3512,51 @@ export interface components {
              * @constant
              */
             stepUp: "email";
+        };
+        /** StudyList */
+        StudyList: {
+            /** Studies */
+            studies: components["schemas"]["StudyOut"][];
+        };
+        /** StudyOut */
+        StudyOut: {
+            /** Accessionnumber */
+            accessionNumber: string | null;
+            /**
+             * Broughtinat
+             * Format: date-time
+             */
+            broughtInAt: string;
+            /** Consultationid */
+            consultationId: string | null;
+            /** Description */
+            description: string | null;
+            /** Instancecount */
+            instanceCount: number | null;
+            /** Modalities */
+            modalities: string[];
+            /** Patientid */
+            patientId: string | null;
+            /** Patientname */
+            patientName: string | null;
+            /** Seriescount */
+            seriesCount: number | null;
+            /** Studydate */
+            studyDate: string | null;
+            /** Studyinstanceuid */
+            studyInstanceUid: string;
+        };
+        /** StudyUploadOut */
+        StudyUploadOut: {
+            /**
+             * Failedfiles
+             * @description files the PACS refused
+             */
+            failedFiles?: components["schemas"]["FailedFile"][];
+            /** Storedinstances */
+            storedInstances: number;
+            /** Studies */
+            studies: components["schemas"]["StudyOut"][];
         };
         /** SubscriptionAnalyticsOut */
         SubscriptionAnalyticsOut: {
@@ -7992,6 +8184,367 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeOut"];
+                };
+            };
+        };
+    };
+    imaging_pacs_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PacsSettingsOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    imaging_pacs_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PacsSettingsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PacsSettingsOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    imaging_pacs_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PacsTestIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PacsTestOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    imaging_studies_list: {
+        parameters: {
+            query?: {
+                /** @description part of the patient's name */
+                patient?: string | null;
+                patientId?: string | null;
+                accession?: string | null;
+                dateFrom?: string | null;
+                dateTo?: string | null;
+                /** @description CT, MR, US, CR, ... */
+                modality?: string | null;
+                consultationId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudyList"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service the tenant configured (its PACS) refused or did not answer; the message names it */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    imaging_studies_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: uuid */
+                    consultationId: string;
+                    /** @description DICOM files (Part 10), or zips of them */
+                    files: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudyUploadOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The content is not of a type this route accepts */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service the tenant configured (its PACS) refused or did not answer; the message names it */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -7,6 +7,7 @@ import { SelectField, TextField } from '@/components/ui/Field';
 import { useRowWindow } from '@/lib/rowWindow';
 import { fetchAuditPage, type AuditEntry, type AuditFilters, type AuditGroup } from '../auditApi';
 import { DoctorMfaPolicy } from '../components/DoctorMfaPolicy';
+import { PacsSettingsCard } from '../components/PacsSettingsCard';
 import '../security.css';
 
 const GROUPS: readonly AuditGroup[] = ['doctor', 'consultation', 'record_settings', 'profile', 'recording'];
@@ -61,6 +62,8 @@ const SecurityLog = () => {
         'consultation.hospital_view': t('Viewed a signed note'),
         'consultation.export': t('Exported a note'),
         'record_settings.update': t('Changed the record settings'),
+        'pacs_settings.update': t('Changed the PACS settings'),
+        'imaging.study_added': t('Brought in an imaging study'),
         'profile.updated': t('Updated a profile'),
         'settings.doctor_mfa_required': t('Required two-factor sign-in for doctors'),
         'settings.doctor_mfa_optional': t('Made two-factor sign-in optional for doctors'),
@@ -94,6 +97,10 @@ const SecurityLog = () => {
                 return t('A recording');
             case 'record_settings':
                 return t('Record settings');
+            case 'pacs_settings':
+                return t('PACS settings');
+            case 'imaging_study':
+                return t('An imaging study');
             case 'certificate_file':
                 return t('A certificate');
             default:
@@ -108,6 +115,7 @@ const SecurityLog = () => {
     return (
         <main className="page security-page">
             <DoctorMfaPolicy />
+            <PacsSettingsCard />
             <section className="card" aria-labelledby="security-log-heading">
                 <h1 id="security-log-heading">{t('Audit log')}</h1>
                 <p className="profile-note">
