@@ -170,9 +170,8 @@ ensure_orthanc() {
   if [ -x /usr/sbin/Orthanc ] && [ -f /usr/share/orthanc/plugins/libOrthancDicomWeb.so ]; then return 0; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing Debian's orthanc and orthanc-dicomweb for the imaging features"
-    apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-      orthanc orthanc-dicomweb >/dev/null
+    apt-get "${APT_WAIT[@]}" update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" install -y -qq orthanc orthanc-dicomweb >/dev/null
     if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
       systemctl disable --now orthanc >/dev/null 2>&1 || true
     fi
