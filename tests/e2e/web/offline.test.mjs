@@ -93,6 +93,9 @@ describe('Cara with no connection', () => {
         const manifest = await cdp.send('Page.getAppManifest');
         assert.deepEqual(manifest.errors, [], JSON.stringify(manifest.errors));
         assert.ok(manifest.url.endsWith('/manifest.webmanifest'), manifest.url);
+        await page.waitForFunction(
+            async () => (await navigator.serviceWorker.ready).active?.state === 'activated',
+        );
         const worker = await page.evaluate(async () => {
             const registration = await navigator.serviceWorker.ready;
             return { state: registration.active?.state, script: registration.active?.scriptURL };
@@ -136,14 +139,86 @@ describe('Cara with no connection', () => {
         await goOffline(browser.context);
         await page.reload();
         await page.getByTestId('live-console').waitFor();
+        const seen = [];
+        page.on('response', response => {
+            if (response.url().includes('/api/auth/')) seen.push(`${response.url()} ${response.status()}`);
+        });
+        page.on('requestfailed', request => {
+            if (request.url().includes('/api/auth/')) seen.push(`${request.url()} failed`);
+        });
         const renewed = page.waitForResponse(
             response => response.url().includes('/api/auth/refresh') && response.status() === 200,
             { timeout: 10_000 },
         );
         await goOnline(browser.context); // the browser's `online` event
-        await renewed;
+        await renewed.catch(error => {
+            throw new Error(`${error}: ${JSON.stringify(seen)}`);
+        });
         await page.getByTestId('live-console').waitFor();
         assert.equal(new URL(page.url()).pathname, '/assistant');
+        assert.deepEqual(browser.pageErrors, []);
+    });
+
+    const captureStates = () =>
+        page.locator('[data-testid="capture-item"]').evaluateAll(nodes => nodes.map(node => node.dataset.state));
+    const connectButton = () => page.getByRole('button', { name: 'Connect to Cara', exact: true });
+
+    it('offers "Record now, process later" when Connect finds the browser offline', async () => {
+        await page.goto(`${BASE_URL}/radiologist`);
+        await page.getByTestId('live-console').waitFor();
+        await goOffline(browser.context);
+        try {
+            await connectButton().click();
+            const dialog = page.getByRole('dialog', { name: 'Patient consent' });
+            await dialog.getByTestId('consent-offline').waitFor();
+            assert.equal(await dialog.getByTestId('consent-error').count(), 0, 'no network error shown');
+            await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+            await dialog.waitFor({ state: 'detached' });
+        } finally {
+            await goOnline(browser.context);
+        }
+    });
+
+    it('offers it when the browser is online but Cara cannot be reached, and records on consent', async () => {
+        await page.goto(`${BASE_URL}/radiologist`);
+        await page.getByTestId('live-console').waitFor();
+        await shaper('/cut?seconds=600'); // the browser still says online: only the server is gone
+        let uploadAsked = null;
+        try {
+            await connectButton().click();
+            const dialog = page.getByRole('dialog', { name: 'Patient consent' });
+            await dialog.getByTestId('consent-confirm').click();
+            await dialog.getByTestId('consent-offline').waitFor();
+            assert.equal(await dialog.getByTestId('consent-error').count(), 0, 'no network error shown');
+            await screenshot(page, 'offline-consent-offers-recording');
+            await dialog.getByTestId('consent-record').click();
+            await dialog.waitFor({ state: 'detached' });
+            await page.getByTestId('capture-stop').waitFor();
+            await page.waitForTimeout(2500);
+            await page.getByTestId('capture-stop').click();
+            await page.waitForFunction(
+                () => document.querySelector('[data-testid="capture-item"]')?.getAttribute('data-state') === 'queued',
+            );
+            // Offline for the browser too; the upload waits for the link, backing off.
+            await browser.context.setOffline(true);
+            await page.waitForTimeout(5000);
+            page.on('request', request => {
+                if (uploadAsked === null && request.url().includes('/api/recordings') && request.method() === 'POST')
+                    uploadAsked = Date.now();
+            });
+        } finally {
+            await shaper('/restore');
+        }
+        const back = Date.now();
+        await browser.context.setOffline(false); // the browser's `online` event
+        const deadline = Date.now() + 30_000;
+        while (!(await captureStates()).every(state => ['processing', 'done'].includes(state))) {
+            assert.ok(Date.now() < deadline, `not uploaded: ${JSON.stringify(await captureStates())}`);
+            await page.waitForTimeout(100);
+        }
+        assert.ok(uploadAsked !== null, 'an upload request was made');
+        assert.ok(uploadAsked - back < 1500, `upload started ${uploadAsked - back} ms after the browser went online`);
+        console.log(`upload started ${uploadAsked - back} ms after the online event`);
         assert.deepEqual(browser.pageErrors, []);
     });
 });

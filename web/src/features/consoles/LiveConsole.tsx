@@ -32,7 +32,7 @@ import { opusSupported } from './audio/opus';
 import { playSound } from './audio/sounds';
 import { useAudioOut } from './audio/useAudioOut';
 import { useMicStream } from './audio/useMicStream';
-import { CaptureQueue } from './capture/CaptureQueue';
+import { CaptureQueue, type RecordRequest } from './capture/CaptureQueue';
 import { ConsoleToasts } from './components/ConsoleToasts';
 import { ControlTray } from './components/ControlTray';
 import { LevelBox } from './components/LevelMeter';
@@ -163,7 +163,13 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         session.connect(consultationId);
     };
     // Nothing is captured or relayed before the doctor confirmed the patient's consent (issue 16).
-    const consent = useConsent(profile.key, consultationId => connect(consultationId));
+    // With the server out of reach, the consent dialog offers to record on this device instead.
+    const [recordRequest, setRecordRequest] = useState<RecordRequest | null>(null);
+    const consent = useConsent(
+        profile.key,
+        consultationId => connect(consultationId),
+        patientReference => setRecordRequest({ patientReference }),
+    );
     const startConsultation = () => {
         audio(); // inside the click, as in connect()
         consent.request();
@@ -262,6 +268,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 console={profile.key}
                 linkDown={state === 'error' || state === 'reconnecting'}
                 liveBusy={live || state === 'connecting'}
+                recordRequest={recordRequest}
+                onRecordRequest={() => setRecordRequest(null)}
             />
             {textOnly && live && (
                 <p className="console-notice" role="status" data-testid="text-only">
