@@ -57,3 +57,39 @@ def test_web_offline(
         timeout=600,
     )
     assert result.returncode == 0, result.stdout[-10000:] + result.stderr[-3000:]
+
+
+RECONNECT_SCRIPT = REPO / "tests" / "e2e" / "web" / "reconnect.test.mjs"
+
+
+def test_web_reconnect(
+    shaper: NetShaper,  # noqa: F811
+    control: DoubleControl,  # noqa: F811
+    accounts: dict[str, Any],  # noqa: F811
+    speech_wav: Path,  # noqa: F811
+) -> None:
+    """Long cuts and stalls (45 s each; OUTAGE_SECONDS changes it): always retrying, back in 3 s."""
+    if not (REPO / "web" / "dist" / "index.html").exists():
+        pytest.fail("web is not built: run `npm run build` in web/ (./ops/test does it first)")
+    artifacts = ARTIFACTS / "web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    args = [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={speech_wav}",
+    ]
+    result = run_browser_script(
+        RECONNECT_SCRIPT,
+        {
+            "BASE_URL": f"http://127.0.0.1:{shaper.listen_port}",
+            "SHAPER_URL": f"http://127.0.0.1:{shaper.control_port}",
+            "CHROMIUM_ARGS": json.dumps(args),
+            "ARTIFACTS_DIR": str(artifacts),
+            "FIXTURES": json.dumps(accounts),
+        },
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-10000:] + result.stderr[-3000:]
+    for line in result.stdout.splitlines():
+        if "after the link returned" in line:
+            print(line.strip())

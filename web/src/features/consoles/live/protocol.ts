@@ -89,5 +89,25 @@ export const liveSocketUrl = (console: string): string => {
     return url.toString();
 };
 
+/** How long a probe of the link may take before the link counts as down. */
+export const PROBE_TIMEOUT_MS = 1500;
+
+/**
+ * Does the server answer now? GET /api/health/live (the orchestrator's liveness probe: no
+ * database, a few bytes; never cached, and the service worker leaves /api/ alone).
+ */
+export const probeServer = async (): Promise<boolean> => {
+    const base = import.meta.env.VITE_API_URL || window.location.origin;
+    try {
+        const response = await fetch(new URL('/api/health/live', base), {
+            cache: 'no-store',
+            signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        });
+        return response.ok;
+    } catch {
+        return false;
+    }
+};
+
 /** Spec §8 "Live socket": a close reason is shown with any prefix up to 'ERROR]' stripped. */
 export const closeReasonText = (reason: string): string => reason.replace(/^[\s\S]*ERROR\]\s*/, '').trim();
