@@ -43,6 +43,7 @@ import { VoiceAssistantPanel } from './components/VoiceAssistantPanel';
 import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
 import { useLowBandwidth } from './live/bandwidth';
+import { useUplink } from './live/uplink';
 import { useLiveSession } from './live/useLiveSession';
 import { useVideoFrames } from './video/useVideoFrames';
 import { useVideoSource, videoSupport, type VideoKind } from './video/useVideoSource';
@@ -136,9 +137,13 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
 
     // Camera or screen: preview always, one JPEG frame every 2 s while connected.
     const video = useVideoSource(setMediaError);
+    // The camera steps down (small frames, then none) as the link's measured delay grows.
+    const uplink = useUplink(session.linkDelayMs, connected);
     const videoElement = useVideoFrames(video, {
         connected,
         lowBandwidth: bandwidth.low,
+        small: uplink === 'low',
+        paused: uplink === 'paused',
         sendVideo: session.sendVideo,
         mark,
     });
@@ -211,6 +216,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             data-consultation={session.consultationId ?? ''}
             data-audio={session.audioMode}
             data-low-bandwidth={bandwidth.low}
+            data-uplink={uplink}
+            data-link-delay={session.linkDelayMs ?? ''}
         >
             <header className="console-header">
                 <div className="console-heading">
@@ -247,6 +254,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 {session.weak && (
                     <p className="console-weak" role="status" data-testid="weak-connection">
                         {t('Weak connection')}
+                    </p>
+                )}
+                {!session.weak && connected && video.stream && uplink === 'paused' && (
+                    <p className="console-weak" role="status" data-testid="camera-paused">
+                        {t('Weak connection — camera paused')}
                     </p>
                 )}
                 {connected && session.wakePhraseRequired && (

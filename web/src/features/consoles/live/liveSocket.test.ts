@@ -9,6 +9,7 @@ import {
     NO_ANSWER_CLOSE,
     PROBE_INTERVAL_MS,
     SILENT_START_MS,
+    VIDEO_BACKLOG_BYTES,
     WATCH_INTERVAL_MS,
     WEAK_AFTER_MS,
     type LiveSessionEvents,
@@ -586,6 +587,34 @@ describe('LiveSocket: long outages', () => {
         h.socket().say(connected());
         h.live.retryNow(); // connected: nothing to replace
         expect(h.sockets).toHaveLength(3);
+    });
+});
+
+describe('LiveSocket: the uplink', () => {
+    it("takes the link's delay from the server's pings, and forgets it on a drop", async () => {
+        const h = make();
+        await connectTo(h);
+        expect(h.live.getSnapshot().linkDelayMs).toBeNull();
+        h.socket().say({ type: 'ping', at: 1, lag: 0, rtt: 180 });
+        expect(h.live.getSnapshot().linkDelayMs).toBe(200);
+        h.socket().say({ type: 'ping', at: 2, lag: 4000, rtt: 180 }); // pongs stuck behind the uplink
+        expect(h.live.getSnapshot().linkDelayMs).toBe(4000);
+        h.socket().say({ type: 'ping', at: 3 }); // an older server: nothing measured
+        expect(h.live.getSnapshot().linkDelayMs).toBe(0);
+        h.socket().end(1006);
+        expect(h.live.getSnapshot().linkDelayMs).toBeNull();
+    });
+
+    it('drops a camera frame rather than queue it behind unsent data', async () => {
+        const h = make();
+        await connectTo(h);
+        expect(h.live.sendVideo('frame-1')).toBe(true);
+        h.socket().bufferedAmount = VIDEO_BACKLOG_BYTES + 1;
+        expect(h.live.sendVideo('frame-2')).toBe(false);
+        expect(h.live.sendAudio('audio-1', 128)).toBe(true); // audio still goes
+        h.socket().bufferedAmount = 0;
+        expect(h.live.sendVideo('frame-3')).toBe(true);
+        expect(h.socket().frames('video').map(frame => frame.data)).toEqual(['frame-1', 'frame-3']);
     });
 });
 

@@ -100,6 +100,8 @@ export interface LiveSnapshot {
     audioMode: 'opus' | 'pcm';
     /** When the next retry of a dropped socket is due (ms since the epoch), for the 'Reconnecting' line. */
     retryAt: number | null;
+    /** The link's delay as the server measures it (its pings' `lag` and `rtt`, to 100 ms); null: unknown. */
+    linkDelayMs: number | null;
     /** Microphone audio waiting for the socket, and dropped because the wait was too long (ms). */
     offlineAudio: { waitingMs: number; droppedMs: number };
     /** The server's latest error frame (e.g. camera not in the plan), shown until dismissed. */
@@ -112,6 +114,8 @@ export const NETWORK_ERROR = 'Network error - please check your connection';
 // Past this much unsent data the network is not keeping up: audio waits in the offline buffer
 // (bounded, oldest dropped first) instead of piling up in the socket.
 export const MAX_BUFFERED_BYTES = 64 * 1024;
+/** A camera frame is not sent over more than this much unsent data (audio goes first). */
+export const VIDEO_BACKLOG_BYTES = 8 * 1024;
 /** The server pings every second: this long without hearing anything, the link is weak. */
 export const WEAK_AFTER_MS = 3000;
 /** This long without hearing anything, the socket is given up and re-opened. */
@@ -170,6 +174,8 @@ export interface LiveSocketOptions {
     probe?: (() => Promise<boolean>) | null;
 }
 
+const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
+
 const sendFrame = (ws: SocketLike, frame: AudioFrame) => {
     if (typeof frame === 'string') ws.send(JSON.stringify({ type: 'audio', data: frame } satisfies ClientMessage));
     else ws.send(frame);
@@ -207,7 +213,7 @@ export class LiveSocket {
     private openedAt = 0;
     private probing = false;
     private lastProbe = 0;
-    private probeFailed = false; // a probe failed since the socket dropped: the next success retries
+    private probeFailed: number | null = null; // when a probe that failed was made (since the drop)
     private readonly offline = new OfflineBuffer<AudioFrame>();
     private saved: Pick<LiveSnapshot, 'consultationId' | 'awake' | 'lines'> & { live: boolean };
 
@@ -234,6 +240,7 @@ export class LiveSocket {
             consultationId: restored?.consultationId ?? null,
             audioMode: 'pcm',
             retryAt: null,
+            linkDelayMs: null,
             offlineAudio: { waitingMs: 0, droppedMs: 0 },
             notice: null,
         };
@@ -345,7 +352,12 @@ export class LiveSocket {
     };
 
     sendAudioEnd = (): boolean => this.send({ type: 'audioStreamEnd' });
-    sendVideo = (data: string): boolean => this.send({ type: 'video', data });
+    /** A camera frame goes only onto an empty socket: one that would wait is dropped, never queued. */
+    sendVideo = (data: string): boolean => {
+        const ws = this.socket;
+        if (!this.writable(ws) || ws.bufferedAmount > VIDEO_BACKLOG_BYTES || this.offline.size) return false;
+        return this.send({ type: 'video', data });
+    };
     sendText = (text: string): boolean => this.send({ type: 'text', text });
 
     // ---------------------------------------------------------------- the transcript
@@ -417,7 +429,7 @@ export class LiveSocket {
 
     private onConnected(message: Extract<ServerMessage, { type: 'status' }>): void {
         this.attempts = 0;
-        this.probeFailed = false;
+        this.probeFailed = null;
         this.ready = true;
         const patch: Partial<LiveSnapshot> = {
             error: null,
@@ -478,7 +490,7 @@ export class LiveSocket {
         this.attempts += 1;
         const delay = reconnectDelay(this.attempts, code, this.random);
         this.backlogSince = null;
-        this.update({ weak: false, state: 'reconnecting', retryAt: Date.now() + delay });
+        this.update({ weak: false, state: 'reconnecting', retryAt: Date.now() + delay, linkDelayMs: null });
         this.retryTimer = setTimeout(() => {
             this.retryTimer = undefined;
             if (!this.manual && this.attached) this.open();
@@ -522,6 +534,8 @@ export class LiveSocket {
             const message = parseServerMessage(event.data);
             if (message?.type === 'ping') {
                 this.heartbeat = true;
+                const measured = Math.max(finite(message.lag), finite(message.rtt));
+                this.update({ linkDelayMs: Math.round(measured / 100) * 100 });
                 ws.send(JSON.stringify({ type: 'pong', at: message.at } satisfies ClientMessage));
             } else if (message) this.onMessage(message);
         };
@@ -594,13 +608,18 @@ export class LiveSocket {
             .catch(() => false)
             .then(up => {
                 this.probing = false;
+                // Rejoined (or ended) meanwhile: this answer is about a link that is over.
+                if (this.ready || this.manual || this.snapshot.state !== 'reconnecting') return;
                 if (!up) {
-                    this.probeFailed = true;
+                    this.probeFailed = now;
                     return;
                 }
-                if (!this.probeFailed) return; // the link never went: the backoff decides
-                this.probeFailed = false;
-                if (this.snapshot.state === 'reconnecting' && !this.ready) this.retryNow();
+                if (this.probeFailed === null) return; // the link never went: the backoff decides
+                const failedAt = this.probeFailed;
+                this.probeFailed = null;
+                // A retry due, or an attempt made while the link was down: now. A later attempt
+                // (made since the link came back) is left to finish.
+                if (this.retryTimer !== undefined || this.openedAt <= failedAt) this.retryNow();
             });
     }
 

@@ -53,8 +53,9 @@ export type ServerMessage =
     | { type: 'toolResult'; name: string; result: Record<string, unknown> }
     // code: 'camera_not_in_plan' (the console stops sending frames), 'turns_limited'
     | { type: 'error'; message: string; code?: string }
-    // every second: a console that hears nothing for 3 s says the connection is weak
-    | { type: 'ping'; at?: number };
+    // every second: a console that hears nothing for 3 s says the connection is weak; `lag` (how
+    // long the oldest unanswered ping has waited) and `rtt` (the latest round trip), in ms
+    | { type: 'ping'; at?: number; lag?: number; rtt?: number };
 
 /** Close codes the server ends a refused consultation with (4000-4999 are the application's). */
 export const CLOSE_CODES = {
