@@ -93,3 +93,39 @@ def test_web_reconnect(
     for line in result.stdout.splitlines():
         if "after the link returned" in line:
             print(line.strip())
+
+
+UPLINK_SCRIPT = REPO / "tests" / "e2e" / "web" / "uplink.test.mjs"
+
+
+def test_web_uplink(
+    shaper: NetShaper,  # noqa: F811
+    control: DoubleControl,  # noqa: F811
+    accounts: dict[str, Any],  # noqa: F811
+    speech_wav: Path,  # noqa: F811
+) -> None:
+    """The camera on a 3G-shaped uplink (128 kb/s): stepped down, then paused, on the measured delay."""
+    if not (REPO / "web" / "dist" / "index.html").exists():
+        pytest.fail("web is not built: run `npm run build` in web/ (./ops/test does it first)")
+    artifacts = ARTIFACTS / "web"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    args = [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={speech_wav}",
+    ]
+    result = run_browser_script(
+        UPLINK_SCRIPT,
+        {
+            "BASE_URL": f"http://127.0.0.1:{shaper.listen_port}",
+            "SHAPER_URL": f"http://127.0.0.1:{shaper.control_port}",
+            "CHROMIUM_ARGS": json.dumps(args),
+            "ARTIFACTS_DIR": str(artifacts),
+            "FIXTURES": json.dumps(accounts),
+        },
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-10000:] + result.stderr[-3000:]
+    for line in result.stdout.splitlines():
+        if "3G camera" in line:
+            print(line.strip())

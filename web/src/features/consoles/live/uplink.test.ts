@@ -53,4 +53,17 @@ describe('UplinkGovernor', () => {
         now = feed(governor, 200, STEP_UP_AFTER_MS / 1000 - 1, now + 1000);
         expect(governor.level).toBe('paused');
     });
+
+    it('waits longer before each step up that the link had to undo', () => {
+        const governor = new UplinkGovernor();
+        governor.observe(PAUSE_AT_MS, 0);
+        let now = feed(governor, 200, STEP_UP_AFTER_MS / 1000 + 1, 1000);
+        expect(governor.level).toBe('low');
+        governor.observe(PAUSE_AT_MS, now); // the small frames were too much as well
+        expect(governor.level).toBe('paused');
+        now = feed(governor, 200, STEP_UP_AFTER_MS / 1000 + 1, now + 1000);
+        expect(governor.level).toBe('paused'); // 20 s this time
+        now = feed(governor, 200, STEP_UP_AFTER_MS / 1000, now);
+        expect(governor.level).toBe('low');
+    });
 });
