@@ -3,6 +3,7 @@ import path from 'node:path';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { precompress } from './vite-precompress';
+import { serviceWorker } from './vite-service-worker';
 
 // The API serves dist/ at the site root (index.html for every unknown path), so
 // asset URLs are absolute from /. Every route is its own lazy chunk: the
@@ -21,8 +22,9 @@ const preactCompat = [
 
 export default defineConfig({
     base: '/',
-    // Each text file also written Brotli- and gzip-compressed, served as they are (kit/static.py).
-    plugins: [react(), precompress()],
+    // Each text file also written Brotli- and gzip-compressed, served as they are (kit/static.py);
+    // dist/sw.js, the service worker that opens the app offline (vite-service-worker.ts).
+    plugins: [react(), serviceWorker(), precompress()],
     resolve: {
         alias: [
             ...preactCompat,

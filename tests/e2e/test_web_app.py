@@ -24,7 +24,16 @@ from tests.factories import add_staff, auth, doctor_payload, hospital_payload, s
 # The consoles, the consultation record and the live console on a shaped network need the Gemini
 # double and their own servers: tests/e2e/test_web_consoles.py, test_web_consultations.py,
 # test_web_live_network.py and test_web_capture.py.
-OWN_RUNNER = {"consoles.test.mjs", "consultations.test.mjs", "live-network.test.mjs", "capture.test.mjs"}
+OWN_RUNNER = {
+    "consoles.test.mjs",
+    "consultations.test.mjs",
+    "live-network.test.mjs",
+    "capture.test.mjs",
+    # tests/e2e/test_web_offline.py: through the shaping proxy
+    "offline.test.mjs",
+    "reconnect.test.mjs",
+    "uplink.test.mjs",
+}
 SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs") if p.name not in OWN_RUNNER)
 
 

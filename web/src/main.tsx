@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from '@/app/App';
 import { createRouter, namespacesFor } from '@/app/router';
 import { initI18n } from '@/lib/i18n/i18n';
+import { registerServiceWorker } from '@/lib/offline/serviceWorker';
 import '@/styles.css';
 
 const root = createRoot(document.getElementById('root') as HTMLElement);
@@ -20,3 +21,4 @@ void initI18n(namespacesFor(window.location.pathname)).then(() =>
         </StrictMode>,
     ),
 );
+registerServiceWorker();

@@ -2,7 +2,11 @@
 
 Files that exist are served as they are (hashed assets get a long cache);
 any other path under the prefix gets index.html so client-side routes work on
-reload. Nothing is mounted when the app has not been built.
+reload. Nothing is mounted when the app has not been built. A path that names
+a file (its last segment has an extension: `/robots.txt`, `/sw.js`, `/x.png`)
+or anything under `/.well-known/` is a 404 when no such file was built: a
+crawler, a browser asking for an icon or a service worker must never receive
+the app's HTML as if it were that file.
 
 The build writes each text file compressed beside it (`x.js.br`, `x.js.gz`:
 web/vite-precompress.ts, at the highest levels); a client that accepts one of
@@ -13,6 +17,7 @@ on a slow link is as small as it can be and no request compresses anything.
 from __future__ import annotations
 
 import mimetypes
+import re
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -23,6 +28,21 @@ from starlette.routing import Match
 _IMMUTABLE = "public, max-age=31536000, immutable"
 # Content-Encoding -> suffix of the precompressed file, in order of preference.
 _PRECOMPRESSED = (("br", ".br"), ("gzip", ".gz"))
+# The last segment of a path that names a file rather than a client route.
+_FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,12}$")
+# Types Python's table lacks (or guesses differently on some systems).
+for _type, _suffix in (
+    ("application/manifest+json", ".webmanifest"),
+    ("text/javascript", ".js"),
+    ("image/x-icon", ".ico"),
+    ("text/plain", ".txt"),
+):
+    mimetypes.add_type(_type, _suffix)
+
+
+def _names_a_file(path: str) -> bool:
+    """True for `robots.txt`, `.well-known/anything`, `a/b.png`; false for client routes."""
+    return path.startswith(".well-known/") or path == ".well-known" or bool(_FILE_NAME.search(path))
 
 
 def _accepted_encodings(header: str) -> set[str]:
@@ -90,6 +110,8 @@ def mount_spa(app: FastAPI, *, prefix: str, dist: Path, reserved: tuple[str, ...
             raise HTTPException(status_code=404)  # a missing chunk must not turn into HTML
         if path.startswith(reserved):
             raise _not_here(request)
+        if _names_a_file(path):
+            raise HTTPException(status_code=404)
         return _file_response(request, index, "no-cache")
 
     async def redirect() -> RedirectResponse:

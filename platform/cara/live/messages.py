@@ -36,8 +36,13 @@ Server -> browser:
                                                            (24 kHz mono, 20 ms frames, up to 120 ms
                                                            to a packet) of Cara's speech, instead
                                                            of the "audio" message
-    {"type": "ping", "at": <ms>}                           every second: a console that hears nothing
-                                                           for 3 s shows 'Weak connection'
+    {"type": "ping", "at": <ms>, "lag": <ms>, "rtt"?: <ms>}
+                                                           every second: a console that hears nothing
+                                                           for 3 s shows 'Weak connection'; `lag`: how
+                                                           long the oldest unanswered ping has waited
+                                                           for its pong (0: all answered), `rtt`: the
+                                                           latest round trip, both measured here, so
+                                                           the console sees its uplink's delay
 
 Rejoin: `connected` carries `rejoin: true` (the server keeps the consultation across sockets) and
 `resumed: true` when the provider's session was resumed with its context. A consultation has one

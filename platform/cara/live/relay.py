@@ -65,6 +65,9 @@ _tracer = trace.get_tracer("cara.live")
 # About ten seconds of microphone audio (8 chunks a second) is kept while reconnecting.
 PENDING_AUDIO_CHUNKS = 80
 PENDING_TEXTS = 10
+# Pings remembered for the link's lag (one a second): past this, the oldest is forgotten and the lag
+# reads at most this many seconds, which is already far past any threshold of the console.
+LINK_PINGS_KEPT = 120
 # Decoded Opus microphone audio goes upstream in chunks of 100 ms (16 kHz, 16-bit).
 MIC_CHUNK_BYTES = 3_200
 # How long a rejoining socket waits for the socket it replaces to store its lines.
@@ -148,6 +151,9 @@ class LiveRelay:
         self.socket_id = uuid.uuid4().hex  # this socket's claim on the consultation (rejoin.hold)
         self._restored = False  # lines were stored before this socket: a fresh session is primed
         self._last_pong: float | None = None  # monotonic time of the browser's latest pong
+        # The `at` (ms) of pings sent and not answered yet, oldest first, and the last round trip.
+        self._unanswered: deque[int] = deque(maxlen=LINK_PINGS_KEPT)
+        self._rtt_ms: int | None = None
         self._writer: TranscriptWriter | None = None
         self._pending_audio: deque[str] = deque(maxlen=PENDING_AUDIO_CHUNKS)  # base64 chunks
         self._pending_texts: deque[str] = deque(maxlen=PENDING_TEXTS)
@@ -278,12 +284,33 @@ class LiveRelay:
         """Every second: ping the browser, and check no newer socket took the consultation over."""
         while True:
             await asyncio.sleep(m.PING_SECONDS)
-            await self.browser.send({"type": "ping", "at": int(time.monotonic() * 1000)})
+            await self.browser.send(self._ping(int(time.monotonic() * 1000)))
             if not await rejoin.still_held_soon(self.consultation_id, self.socket_id):
                 log.info("live consultation taken over", extra={"consultation": str(self.consultation_id)})
                 with contextlib.suppress(BrowserGone):
                     await self.browser.send(m.status("error", m.REPLACED, code="replaced"))
                 return Ending(m.CLOSE_CODES["replaced"], m.REPLACED)
+
+    def _ping(self, now_ms: int) -> dict[str, Any]:
+        """A ping with what the server measures of the link: `lag`, how long the oldest ping not
+        answered yet has waited (ms; 0 when every one was), and `rtt`, the latest round trip. A
+        pong queued behind the doctor's uplink (camera frames on a slow link) shows as a growing
+        lag within a second, long before the socket's own buffers say anything."""
+        lag = now_ms - self._unanswered[0] if self._unanswered else 0
+        self._unanswered.append(now_ms)
+        ping: dict[str, Any] = {"type": "ping", "at": now_ms, "lag": max(0, lag)}
+        if self._rtt_ms is not None:
+            ping["rtt"] = self._rtt_ms
+        return ping
+
+    def _ponged(self, at: int | None) -> None:
+        now = time.monotonic()
+        self._last_pong = now
+        if at is None:
+            return
+        while self._unanswered and self._unanswered[0] <= at:
+            if self._unanswered.popleft() == at:
+                self._rtt_ms = max(0, int(now * 1000) - at)
 
     def _link_stale(self) -> bool:
         """The browser answers pings but has not for a while: replies would only pile up."""
@@ -592,7 +619,7 @@ class LiveRelay:
             elif isinstance(message, m.AudioStreamEndIn):
                 await self._stream_end_up()
             elif isinstance(message, m.PongIn):
-                self._last_pong = time.monotonic()
+                self._ponged(message.at)
             else:
                 await self.browser.send(m.error("Already authenticated."))
 

@@ -119,3 +119,60 @@ def test_client_routes_get_the_precompressed_app(precompressed: TestClient) -> N
     assert r.headers["content-type"].startswith("text/html")
     assert r.headers["cache-control"] == "no-cache"
     assert r.text == "<html>app</html>" * 100
+
+
+@pytest.fixture
+def site_files(tmp_path: Path) -> TestClient:
+    """A build with the files a browser or a crawler asks for by name (web/public/ holds them)."""
+    dist = tmp_path / "named" / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / ".well-known").mkdir()
+    (dist / "index.html").write_text("<html>app</html>")
+    (dist / "robots.txt").write_text("User-agent: *\nAllow: /\n")
+    (dist / "manifest.webmanifest").write_text('{"name": "Cara"}')
+    (dist / "favicon.ico").write_bytes(b"\x00\x00\x01\x00")
+    (dist / "sw.js").write_text("self.addEventListener('fetch', () => {});")
+    (dist / ".well-known" / "security.txt").write_text("Contact: mailto:security@example.org\n")
+    app = FastAPI()
+    assert mount_spa(app, prefix="", dist=dist, reserved=("api/", "admin/"))
+    return TestClient(app)
+
+
+def test_named_files_are_served_with_their_type(site_files: TestClient) -> None:
+    expected = {
+        "/robots.txt": "text/plain",
+        "/manifest.webmanifest": "application/manifest+json",
+        "/favicon.ico": "image/x-icon",
+        "/sw.js": "text/javascript",
+        "/.well-known/security.txt": "text/plain",
+    }
+    for route, media_type in expected.items():
+        r = site_files.get(route)
+        assert r.status_code == 200, route
+        assert r.headers["content-type"].split(";")[0] == media_type, route
+        assert r.text != "<html>app</html>", route
+    # The service worker is checked for updates at every visit: never cached for long.
+    assert site_files.get("/sw.js").headers["cache-control"] == "no-cache"
+
+
+def test_unknown_files_are_404_not_the_app(site_files: TestClient, site: TestClient) -> None:
+    for client in (site_files, site):
+        for route in (
+            "/apple-touch-icon.png",
+            "/sitemap.xml",
+            "/wp-login.php",
+            "/.well-known/change-password",
+            "/.well-known/assetlinks.json",
+            "/.well-known",
+            "/doctor-login/x.js",
+        ):
+            r = client.get(route)
+            assert r.status_code == 404, route
+            assert "app" not in r.text, route
+    # A build without them: 404, not the app.
+    named = ("/robots.txt", "/favicon.ico", "/manifest.webmanifest", "/sw.js", "/.well-known/security.txt")
+    for route in named:
+        assert site.get(route).status_code == 404, route
+    # Client routes keep the fallback.
+    for route in ("/doctor-login", "/consultations/5f0c", "/radiologist?x=a.b"):
+        assert site_files.get(route).text == "<html>app</html>", route

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 import { api } from './api/client';
-import type { SessionUser } from './session/storage';
+import { sessionStore, type SessionUser } from './session/storage';
 
 /**
  * May this user open the clinical pages (spec §6)? Independent doctors need
@@ -23,6 +23,9 @@ export const isHospitalCreatedDoctor = (user: SessionUser): boolean =>
     user.role === 'doctor' && Boolean(user.isHospitalCreated && user.hospitalId);
 
 export const checkAccess = async (user: SessionUser): Promise<Access> => {
+    // Opened with no connection by a doctor who signed in here before: the consoles open (to
+    // record now and process later); the server checks access again when the recording arrives.
+    if (sessionStore.offline()) return { state: 'allowed', status: 'offline' };
     if (isHospitalCreatedDoctor(user)) {
         // Spec §2: an error here is treated as inactive.
         const { data } = await api.GET('/api/doctors/hospital-subscription-status').catch(() => ({ data: undefined }));

@@ -32,7 +32,7 @@ import { opusSupported } from './audio/opus';
 import { playSound } from './audio/sounds';
 import { useAudioOut } from './audio/useAudioOut';
 import { useMicStream } from './audio/useMicStream';
-import { CaptureQueue } from './capture/CaptureQueue';
+import { CaptureQueue, type RecordRequest } from './capture/CaptureQueue';
 import { ConsoleToasts } from './components/ConsoleToasts';
 import { ControlTray } from './components/ControlTray';
 import { LevelBox } from './components/LevelMeter';
@@ -44,6 +44,7 @@ import { useConsent } from './consent/useConsent';
 import type { ConsoleProfile } from './consoles';
 import { StudyUpload } from './imaging/StudyUpload';
 import { useLowBandwidth } from './live/bandwidth';
+import { useUplink } from './live/uplink';
 import { useLiveSession } from './live/useLiveSession';
 import { useVideoFrames } from './video/useVideoFrames';
 import { useVideoSource, videoSupport, type VideoKind } from './video/useVideoSource';
@@ -137,9 +138,13 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
 
     // Camera or screen: preview always, one JPEG frame every 2 s while connected.
     const video = useVideoSource(setMediaError);
+    // The camera steps down (small frames, then none) as the link's measured delay grows.
+    const uplink = useUplink(session.linkDelayMs, connected);
     const videoElement = useVideoFrames(video, {
         connected,
         lowBandwidth: bandwidth.low,
+        small: uplink === 'low',
+        paused: uplink === 'paused',
         sendVideo: session.sendVideo,
         mark,
     });
@@ -164,7 +169,13 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
         session.connect(consultationId);
     };
     // Nothing is captured or relayed before the doctor confirmed the patient's consent (issue 16).
-    const consent = useConsent(profile.key, consultationId => connect(consultationId));
+    // With the server out of reach, the consent dialog offers to record on this device instead.
+    const [recordRequest, setRecordRequest] = useState<RecordRequest | null>(null);
+    const consent = useConsent(
+        profile.key,
+        consultationId => connect(consultationId),
+        patientReference => setRecordRequest({ patientReference }),
+    );
     const startConsultation = () => {
         audio(); // inside the click, as in connect()
         consent.request();
@@ -206,6 +217,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             data-consultation={session.consultationId ?? ''}
             data-audio={session.audioMode}
             data-low-bandwidth={bandwidth.low}
+            data-uplink={uplink}
+            data-link-delay={session.linkDelayMs ?? ''}
         >
             <header className="console-header">
                 <div className="console-heading">
@@ -244,6 +257,11 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                         {t('Weak connection')}
                     </p>
                 )}
+                {!session.weak && connected && video.stream && uplink === 'paused' && (
+                    <p className="console-weak" role="status" data-testid="camera-paused">
+                        {t('Weak connection — camera paused')}
+                    </p>
+                )}
                 {connected && session.wakePhraseRequired && (
                     <p
                         className={`console-wake${session.awake ? ' is-awake' : ''}`}
@@ -263,6 +281,8 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
                 console={profile.key}
                 linkDown={state === 'error' || state === 'reconnecting'}
                 liveBusy={live || state === 'connecting'}
+                recordRequest={recordRequest}
+                onRecordRequest={() => setRecordRequest(null)}
             />
             {textOnly && live && (
                 <p className="console-notice" role="status" data-testid="text-only">

@@ -27,8 +27,9 @@ const browserMiddleware: Middleware = {
 const authMiddleware: Middleware = {
     async onRequest({ request }) {
         let token = sessionStore.token();
-        // Renewed ahead of its expiry, so a write is not refused for a token that just ran out.
-        if (token && secondsLeft(token) < 30) {
+        // Renewed ahead of its expiry, so a write is not refused for a token that just ran out;
+        // after an offline start (the remembered user, no token), renewed first once online.
+        if ((token && secondsLeft(token) < 30) || sessionStore.offline()) {
             await renewSession();
             token = sessionStore.token();
         }

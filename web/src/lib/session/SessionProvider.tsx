@@ -37,6 +37,19 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
         };
     }, []);
 
+    // Opened offline (the remembered user, no token): the session is renewed when the browser
+    // is online again, and ends there if the server refuses it.
+    useEffect(() => {
+        const renew = (): void => {
+            if (!sessionStore.offline()) return;
+            void renewSession().then(() => {
+                if (!signedIn.current) setUser(sessionStore.user());
+            });
+        };
+        window.addEventListener('online', renew);
+        return () => window.removeEventListener('online', renew);
+    }, []);
+
     const signIn = useCallback((token: string, next: SessionUser) => {
         signedIn.current = true;
         sessionStore.save(token, next);

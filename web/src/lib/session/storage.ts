@@ -5,7 +5,13 @@ import type { components } from '../api/schema';
  * minutes; the refresh token that renews it is an HttpOnly cookie page script
  * cannot read (`cara_session`, the admin console has its own), so a reload or
  * a new tab restores the session with `renewSession()` (POST /api/auth/refresh).
- * Nothing of the session is in localStorage or sessionStorage.
+ * Nothing of the session is in localStorage or sessionStorage: no token, ever.
+ *
+ * Offline: the signed-in user's profile (who they are, their role and specialty, not a
+ * credential) is remembered under localStorage `cara.offlineUser`, so a doctor who signed in
+ * on this device can open the app and the consoles when the server cannot be reached (and
+ * record, see features/consoles/capture). The API is reached again only with a renewed token;
+ * the profile is forgotten at sign-out and whenever the server refuses the session.
  */
 export type SessionUser = components['schemas']['UserOut'];
 export type Role = SessionUser['role'];
@@ -26,19 +32,51 @@ const dropLegacy = (): void => {
 };
 dropLegacy();
 
+const OFFLINE_USER_KEY = 'cara.offlineUser';
+const offlineProfile = {
+    remember(user: SessionUser): void {
+        try {
+            localStorage.setItem(OFFLINE_USER_KEY, JSON.stringify(user));
+        } catch {
+            // storage disabled or full: the app then needs the server to open
+        }
+    },
+    recall(): SessionUser | null {
+        try {
+            const raw = localStorage.getItem(OFFLINE_USER_KEY);
+            const user = raw ? (JSON.parse(raw) as SessionUser) : null;
+            return user && typeof user.role === 'string' ? user : null;
+        } catch {
+            return null;
+        }
+    },
+    forget(): void {
+        try {
+            localStorage.removeItem(OFFLINE_USER_KEY);
+        } catch {
+            // nothing stored either
+        }
+    },
+};
+
 let memory: { token: string | null; user: SessionUser | null } = { token: null, user: null };
 
 export const sessionStore = {
     token: (): string | null => memory.token,
     user: (): SessionUser | null => memory.user,
+    /** True while the user is the remembered one of an offline start (no token yet). */
+    offline: (): boolean => memory.user !== null && memory.token === null,
     save(token: string, user: SessionUser): void {
         memory = { token, user };
+        offlineProfile.remember(user);
     },
     saveUser(user: SessionUser): void {
         memory = { ...memory, user };
+        offlineProfile.remember(user);
     },
     clear(): void {
         memory = { token: null, user: null };
+        offlineProfile.forget();
         dropLegacy();
     },
 };
@@ -78,7 +116,14 @@ export const renewSession = (): Promise<boolean> => {
             sessionStore.save(body.token, body.user);
             return true;
         } catch {
-            return false; // offline, or the page is being left
+            // Offline, or the page is being left: the user who signed in here before, if any,
+            // without a token (sessionStore.offline()); the next renewal online replaces them.
+            const remembered = memory.user === null ? offlineProfile.recall() : null;
+            if (remembered) {
+                memory = { token: null, user: remembered };
+                return true;
+            }
+            return false;
         }
     })().finally(() => {
         renewing = null;

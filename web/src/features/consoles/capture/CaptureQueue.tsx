@@ -151,20 +151,36 @@ const CaptureItem = ({
     );
 };
 
+/** A recording the patient consented to elsewhere (the live consent dialog, server out of reach). */
+export interface RecordRequest {
+    patientReference: PatientReference | null;
+}
+
 export const CaptureQueue = ({
     console,
     linkDown,
     liveBusy,
+    recordRequest = null,
+    onRecordRequest,
 }: {
     console: string;
     /** The live link cannot be used (offline, failed or still reconnecting). */
     linkDown: boolean;
     /** A live consultation is running: recording for later waits until it ends. */
     liveBusy: boolean;
+    /** Start recording now, consent given; `onRecordRequest` is called once it is taken. */
+    recordRequest?: RecordRequest | null;
+    onRecordRequest?: () => void;
 }) => {
     const { t } = useTranslation('capture');
     const captures = useCaptures(console);
     const [asking, setAsking] = useState(false);
+    const { start } = captures;
+    useEffect(() => {
+        if (!recordRequest) return;
+        onRecordRequest?.();
+        void start(true, recordRequest.patientReference);
+    }, [recordRequest, onRecordRequest, start]);
     const offline = !captures.online || linkDown;
     if (!captures.supported && !captures.captures.length) return null;
     const recording = captures.recordingId !== null;

@@ -1,7 +1,7 @@
 /**
  * What the doctor sees while the link is down: the consultation is kept and
- * will be rejoined (with a countdown to the next try and a 'Retry now'
- * button), and how much microphone audio waits to be sent, or could not be
+ * will be rejoined, for as long as the page is open (a countdown to the next
+ * try, or that a try is under way, and a 'Retry now' button at all times), and how much microphone audio waits to be sent, or could not be
  * kept, so nothing is lost without a sign.
  */
 import { useEffect, useState } from 'react';
@@ -20,13 +20,16 @@ export const ReconnectNotice = ({ retryAt, onRetry }: { retryAt: number | null; 
         <div className="console-notice" role="status" data-testid="reconnect-notice">
             <p>
                 {t('Connection lost. The consultation and its transcript are kept.')}{' '}
-                {retryAt !== null && seconds > 0 && t('Trying again in {{count}} s.', { count: seconds })}
+                <span data-testid="reconnect-countdown" data-seconds={retryAt === null ? '' : seconds}>
+                    {retryAt !== null && seconds > 0
+                        ? t('Trying again in {{count}} s.', { count: seconds })
+                        : t('Trying to reconnect now...')}
+                </span>
             </p>
-            {retryAt !== null && (
-                <button type="button" className="console-notice-action" onClick={onRetry}>
-                    {t('Retry now')}
-                </button>
-            )}
+            {/* Always offered: it skips the wait, or replaces an attempt the link left unanswered. */}
+            <button type="button" className="console-notice-action" onClick={onRetry}>
+                {t('Retry now')}
+            </button>
         </div>
     );
 };

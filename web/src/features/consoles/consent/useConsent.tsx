@@ -1,6 +1,6 @@
 import { Suspense, useCallback, useEffect, useRef, useState } from 'react';
 
-import { consentMandatory, openConsultation } from './api';
+import { consentMandatory, openConsultation, type PatientReference } from './api';
 import { ConsentDialog } from './ConsentDialog';
 
 /**
@@ -11,7 +11,12 @@ import { ConsentDialog } from './ConsentDialog';
  * dialog (recorded as the tenant's policy); while that is unknown, or if it
  * fails, the dialog is shown.
  */
-export const useConsent = (console: string, start: (consultationId: string) => void) => {
+export const useConsent = (
+    console: string,
+    start: (consultationId: string) => void,
+    /** The server could not be reached and the patient agreed to a recording on this device. */
+    recordInstead?: (patientReference: PatientReference | null) => void,
+) => {
     const [asking, setAsking] = useState(false);
     const mandatory = useRef(true);
 
@@ -49,6 +54,13 @@ export const useConsent = (console: string, start: (consultationId: string) => v
                     setAsking(false);
                     start(id);
                 }}
+                onRecordInstead={
+                    recordInstead &&
+                    (patientReference => {
+                        setAsking(false);
+                        recordInstead(patientReference);
+                    })
+                }
                 onCancel={() => setAsking(false)}
             />
         </Suspense>

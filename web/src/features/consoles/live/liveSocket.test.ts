@@ -3,9 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
     CONNECTION_CLOSED,
     DEAD_AFTER_MS,
+    HANDSHAKE_TIMEOUT_MS,
     LiveSocket,
     NETWORK_ERROR,
     NO_ANSWER_CLOSE,
+    PROBE_INTERVAL_MS,
+    SILENT_START_MS,
+    VIDEO_BACKLOG_BYTES,
     WATCH_INTERVAL_MS,
     WEAK_AFTER_MS,
     type LiveSessionEvents,
@@ -73,6 +77,8 @@ interface Harness {
     socket: () => FakeSocket;
     stored: { value: StoredConsultation | null; clears: number };
     network: EventTarget;
+    /** What the page's probe of the link finds (GET /api/health/live), and how many it made. */
+    link: { up: boolean; probes: number };
     events: { [K in keyof LiveSessionEvents]-?: ReturnType<typeof vi.fn> };
     detach: () => void;
 }
@@ -81,6 +87,7 @@ const make = ({ stored = null as StoredConsultation | null, failOpen = false } =
     const sockets: FakeSocket[] = [];
     const store = { value: stored, clears: 0 };
     const network = new EventTarget();
+    const link = { up: true, probes: 0 };
     const live = new LiveSocket({
         url: () => 'ws://cara.test/api/live?specialty=radiologist',
         token: () => Promise.resolve('token-1'),
@@ -102,6 +109,10 @@ const make = ({ stored = null as StoredConsultation | null, failOpen = false } =
         },
         random: () => 1, // the top of each backoff step
         network,
+        probe: () => {
+            link.probes += 1;
+            return Promise.resolve(link.up);
+        },
     });
     const events = {
         onAudio: vi.fn(),
@@ -116,7 +127,7 @@ const make = ({ stored = null as StoredConsultation | null, failOpen = false } =
     };
     live.events = events;
     const detach = live.attach();
-    return { live, sockets, socket: () => sockets[sockets.length - 1], stored: store, network, events, detach };
+    return { live, sockets, socket: () => sockets[sockets.length - 1], stored: store, network, link, events, detach };
 };
 
 /** Lets the token's promise settle (the auth frame goes after it). */
@@ -374,7 +385,9 @@ describe('LiveSocket: cut and rejoin', () => {
         expect(h.sockets).toHaveLength(2);
         h.network.dispatchEvent(new Event('online'));
         expect(h.sockets).toHaveLength(3);
-        await noRetry(h, 3); // the backoff's timer went with the early retry
+        // The backoff's timer went with the early retry (the attempt itself is given up at 10 s).
+        await vi.advanceTimersByTimeAsync(HANDSHAKE_TIMEOUT_MS - WATCH_INTERVAL_MS);
+        expect(h.sockets).toHaveLength(3);
     });
 
     it('keeps microphone audio while the socket is down and sends it first on rejoin', async () => {
@@ -484,6 +497,124 @@ describe('LiveSocket: stall', () => {
         await vi.advanceTimersByTimeAsync(WATCH_INTERVAL_MS);
         expect(h.live.getSnapshot().weak).toBe(false);
         clearInterval(keepTalking);
+    });
+});
+
+describe('LiveSocket: long outages', () => {
+    /** Drops the socket `times` times, each retry refused at once: the backoff reaches its cap. */
+    const dropRepeatedly = async (h: Harness, times: number) => {
+        for (let i = 0; i < times; i++) {
+            h.socket().end(1006);
+            await vi.advanceTimersByTimeAsync(h.live.getSnapshot().retryAt! - Date.now());
+        }
+        h.socket().end(1006);
+    };
+
+    it('gives up an opening handshake that does not finish in 10 s, and tries again with a countdown', async () => {
+        const h = make();
+        await connectTo(h);
+        h.socket().end(1006);
+        await vi.advanceTimersByTimeAsync(500);
+        const stuck = h.socket(); // the link stalls: the handshake never ends
+        expect(h.sockets).toHaveLength(2);
+        await vi.advanceTimersByTimeAsync(HANDSHAKE_TIMEOUT_MS);
+        expect(stuck.closed).toBeNull();
+        await vi.advanceTimersByTimeAsync(WATCH_INTERVAL_MS);
+        expect(stuck.closed).toEqual({ code: NO_ANSWER_CLOSE, reason: 'No answer from the server' });
+        const snapshot = h.live.getSnapshot();
+        expect(snapshot.state).toBe('reconnecting');
+        expect(snapshot.retryAt! - Date.now()).toBe(1000); // the second step of the backoff
+        // And so on, for as long as the page is open.
+        for (let attempt = 3; attempt <= 8; attempt++) {
+            await vi.advanceTimersByTimeAsync(h.live.getSnapshot().retryAt! - Date.now());
+            expect(h.sockets).toHaveLength(attempt);
+            await vi.advanceTimersByTimeAsync(HANDSHAKE_TIMEOUT_MS + WATCH_INTERVAL_MS);
+            expect(h.socket().closed?.code).toBe(NO_ANSWER_CLOSE);
+        }
+    });
+
+    it('gives up an open socket that heard nothing at all in 30 s', async () => {
+        const h = make();
+        await connectTo(h);
+        h.socket().end(1006);
+        await vi.advanceTimersByTimeAsync(500);
+        h.socket().accept(); // open, then nothing: no status, no ping
+        await vi.advanceTimersByTimeAsync(SILENT_START_MS + WATCH_INTERVAL_MS);
+        expect(h.socket().closed?.code).toBe(NO_ANSWER_CLOSE);
+        expect(h.live.getSnapshot().state).toBe('reconnecting');
+    });
+
+    it('probes the link each second while it waits, and retries once the link is back', async () => {
+        const h = make();
+        await connectTo(h);
+        h.link.up = false;
+        await dropRepeatedly(h, 8);
+        const due = h.live.getSnapshot().retryAt! - Date.now();
+        expect(due).toBe(MAX_RETRY_MS);
+        const sockets = h.sockets.length;
+        await vi.advanceTimersByTimeAsync(3 * PROBE_INTERVAL_MS);
+        expect(h.link.probes).toBeGreaterThanOrEqual(3);
+        expect(h.sockets).toHaveLength(sockets);
+        h.link.up = true; // the link returns
+        await vi.advanceTimersByTimeAsync(PROBE_INTERVAL_MS);
+        expect(h.sockets).toHaveLength(sockets + 1); // long before the 15 s try
+        expect(h.live.getSnapshot().retryAt).toBeNull();
+    });
+
+    it('does not shorten the backoff when the link was never down (the server refuses sockets)', async () => {
+        const h = make();
+        await connectTo(h);
+        await dropRepeatedly(h, 8);
+        const sockets = h.sockets.length;
+        await vi.advanceTimersByTimeAsync(MAX_RETRY_MS - 1);
+        expect(h.link.probes).toBeGreaterThan(0);
+        expect(h.sockets).toHaveLength(sockets);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(h.sockets).toHaveLength(sockets + 1);
+    });
+
+    it("'Retry now' replaces an attempt that has not been answered", async () => {
+        const h = make();
+        await connectTo(h);
+        h.socket().end(1006);
+        await vi.advanceTimersByTimeAsync(500);
+        const stuck = h.socket();
+        h.live.retryNow();
+        expect(stuck.closed?.code).toBe(NO_ANSWER_CLOSE);
+        expect(h.sockets).toHaveLength(3);
+        h.socket().accept();
+        await settle();
+        h.socket().say(connected());
+        h.live.retryNow(); // connected: nothing to replace
+        expect(h.sockets).toHaveLength(3);
+    });
+});
+
+describe('LiveSocket: the uplink', () => {
+    it("takes the link's delay from the server's pings, and forgets it on a drop", async () => {
+        const h = make();
+        await connectTo(h);
+        expect(h.live.getSnapshot().linkDelayMs).toBeNull();
+        h.socket().say({ type: 'ping', at: 1, lag: 0, rtt: 180 });
+        expect(h.live.getSnapshot().linkDelayMs).toBe(200);
+        h.socket().say({ type: 'ping', at: 2, lag: 4000, rtt: 180 }); // pongs stuck behind the uplink
+        expect(h.live.getSnapshot().linkDelayMs).toBe(4000);
+        h.socket().say({ type: 'ping', at: 3 }); // an older server: nothing measured
+        expect(h.live.getSnapshot().linkDelayMs).toBe(0);
+        h.socket().end(1006);
+        expect(h.live.getSnapshot().linkDelayMs).toBeNull();
+    });
+
+    it('drops a camera frame rather than queue it behind unsent data', async () => {
+        const h = make();
+        await connectTo(h);
+        expect(h.live.sendVideo('frame-1')).toBe(true);
+        h.socket().bufferedAmount = VIDEO_BACKLOG_BYTES + 1;
+        expect(h.live.sendVideo('frame-2')).toBe(false);
+        expect(h.live.sendAudio('audio-1', 128)).toBe(true); // audio still goes
+        h.socket().bufferedAmount = 0;
+        expect(h.live.sendVideo('frame-3')).toBe(true);
+        expect(h.socket().frames('video').map(frame => frame.data)).toEqual(['frame-1', 'frame-3']);
     });
 });
 

@@ -16,8 +16,15 @@
  * restart) is re-opened with backoff and jitter for as long as the page is
  * open (rejoin.ts; close code 1012, a draining replica, retries at once; the
  * browser's `online` event retries now). A socket that hears nothing for 10 s
- * (the server pings every second) is given up and another one opened; 3 s of
- * silence, or a send backlog that does not drain, is a weak link. Nothing on
+ * (the server pings every second) is given up and another one opened, and so is
+ * a socket whose opening handshake has not finished in 10 s or that heard
+ * nothing at all in 30 s (a stalled link would otherwise hold one attempt
+ * forever); 3 s of silence, or a send backlog that does not drain, is a weak
+ * link. While a dropped consultation waits for its next try, a cheap probe
+ * (`probe`, GET /api/health/live, every second) notices the link's return: once
+ * a probe has failed, the first one that succeeds retries at once, so the
+ * console is back within a few seconds of the link whatever the outage's length
+ * (the backoff still spaces the socket attempts against a server that is down). Nothing on
  * screen is cleared: the lines, the wake state and the summary stay, and they
  * are kept in the tab's sessionStorage so a reload rejoins the same
  * consultation with its lines. Microphone audio captured while the socket is
@@ -93,6 +100,8 @@ export interface LiveSnapshot {
     audioMode: 'opus' | 'pcm';
     /** When the next retry of a dropped socket is due (ms since the epoch), for the 'Reconnecting' line. */
     retryAt: number | null;
+    /** The link's delay as the server measures it (its pings' `lag` and `rtt`, to 100 ms); null: unknown. */
+    linkDelayMs: number | null;
     /** Microphone audio waiting for the socket, and dropped because the wait was too long (ms). */
     offlineAudio: { waitingMs: number; droppedMs: number };
     /** The server's latest error frame (e.g. camera not in the plan), shown until dismissed. */
@@ -105,6 +114,8 @@ export const NETWORK_ERROR = 'Network error - please check your connection';
 // Past this much unsent data the network is not keeping up: audio waits in the offline buffer
 // (bounded, oldest dropped first) instead of piling up in the socket.
 export const MAX_BUFFERED_BYTES = 64 * 1024;
+/** A camera frame is not sent over more than this much unsent data (audio goes first). */
+export const VIDEO_BACKLOG_BYTES = 8 * 1024;
 /** The server pings every second: this long without hearing anything, the link is weak. */
 export const WEAK_AFTER_MS = 3000;
 /** This long without hearing anything, the socket is given up and re-opened. */
@@ -112,8 +123,15 @@ export const DEAD_AFTER_MS = 10_000;
 export const WATCH_INTERVAL_MS = 500;
 /** Close code of a socket given up by this page for its silence. */
 export const NO_ANSWER_CLOSE = 4000;
+/** An opening handshake not finished this long after the socket was made: given up, tried again. */
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** An open socket that heard nothing at all (no status, no ping) this long: given up, tried again. */
+export const SILENT_START_MS = 30_000;
+/** While a dropped consultation waits: how often the link is probed. */
+export const PROBE_INTERVAL_MS = 1000;
 
 // WebSocket.readyState values (the standard's numbers, so no global WebSocket is needed to compare).
+const CONNECTING = 0;
 const OPEN = 1;
 
 /** A microphone frame: base64 PCM (JSON) or an Opus packet (binary). */
@@ -152,7 +170,11 @@ export interface LiveSocketOptions {
     random?: () => number;
     /** Its `online` event retries a dropped socket at once (window, when there is one). */
     network?: OnlineEvents | null;
+    /** Whether the server answers now (a cheap request with a short timeout); none: no probing. */
+    probe?: (() => Promise<boolean>) | null;
 }
+
+const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 const sendFrame = (ws: SocketLike, frame: AudioFrame) => {
     if (typeof frame === 'string') ws.send(JSON.stringify({ type: 'audio', data: frame } satisfies ClientMessage));
@@ -188,6 +210,10 @@ export class LiveSocket {
     private lastHeard = 0;
     private heartbeat = false; // the server pings on this socket
     private backlogSince: number | null = null;
+    private openedAt = 0;
+    private probing = false;
+    private lastProbe = 0;
+    private probeFailed: number | null = null; // when a probe that failed was made (since the drop)
     private readonly offline = new OfflineBuffer<AudioFrame>();
     private saved: Pick<LiveSnapshot, 'consultationId' | 'awake' | 'lines'> & { live: boolean };
 
@@ -214,6 +240,7 @@ export class LiveSocket {
             consultationId: restored?.consultationId ?? null,
             audioMode: 'pcm',
             retryAt: null,
+            linkDelayMs: null,
             offlineAudio: { waitingMs: 0, droppedMs: 0 },
             notice: null,
         };
@@ -325,7 +352,12 @@ export class LiveSocket {
     };
 
     sendAudioEnd = (): boolean => this.send({ type: 'audioStreamEnd' });
-    sendVideo = (data: string): boolean => this.send({ type: 'video', data });
+    /** A camera frame goes only onto an empty socket: one that would wait is dropped, never queued. */
+    sendVideo = (data: string): boolean => {
+        const ws = this.socket;
+        if (!this.writable(ws) || ws.bufferedAmount > VIDEO_BACKLOG_BYTES || this.offline.size) return false;
+        return this.send({ type: 'video', data });
+    };
     sendText = (text: string): boolean => this.send({ type: 'text', text });
 
     // ---------------------------------------------------------------- the transcript
@@ -397,6 +429,7 @@ export class LiveSocket {
 
     private onConnected(message: Extract<ServerMessage, { type: 'status' }>): void {
         this.attempts = 0;
+        this.probeFailed = null;
         this.ready = true;
         const patch: Partial<LiveSnapshot> = {
             error: null,
@@ -457,7 +490,7 @@ export class LiveSocket {
         this.attempts += 1;
         const delay = reconnectDelay(this.attempts, code, this.random);
         this.backlogSince = null;
-        this.update({ weak: false, state: 'reconnecting', retryAt: Date.now() + delay });
+        this.update({ weak: false, state: 'reconnecting', retryAt: Date.now() + delay, linkDelayMs: null });
         this.retryTimer = setTimeout(() => {
             this.retryTimer = undefined;
             if (!this.manual && this.attached) this.open();
@@ -480,6 +513,7 @@ export class LiveSocket {
         this.refusal = null;
         this.heartbeat = false;
         this.lastHeard = Date.now();
+        this.openedAt = this.lastHeard;
         ws.onopen = () => {
             // The access token lives minutes: renewed first when it is about to end.
             void this.options.token().then(token => {
@@ -500,6 +534,8 @@ export class LiveSocket {
             const message = parseServerMessage(event.data);
             if (message?.type === 'ping') {
                 this.heartbeat = true;
+                const measured = Math.max(finite(message.lag), finite(message.rtt));
+                this.update({ linkDelayMs: Math.round(measured / 100) * 100 });
                 ws.send(JSON.stringify({ type: 'pong', at: message.at } satisfies ClientMessage));
             } else if (message) this.onMessage(message);
         };
@@ -531,8 +567,17 @@ export class LiveSocket {
      */
     private watch = (): void => {
         const ws = this.socket;
-        if (!ws || ws.readyState !== OPEN) return;
         const now = Date.now();
+        this.probeLink(now);
+        if (!ws) return;
+        if (ws.readyState !== OPEN) {
+            if (ws.readyState === CONNECTING && now - this.openedAt > HANDSHAKE_TIMEOUT_MS) this.giveUp(ws);
+            return;
+        }
+        if (!this.ready && !this.heartbeat && now - this.lastHeard > SILENT_START_MS) {
+            this.giveUp(ws);
+            return;
+        }
         // Once the session is up the server pings every second, so silence counts from then on,
         // even if the link stalled before this socket's first ping arrived.
         const silent = this.heartbeat || this.ready ? now - this.lastHeard : 0;
@@ -540,13 +585,43 @@ export class LiveSocket {
         else this.backlogSince = null;
         const backlogged = this.backlogSince !== null && now - this.backlogSince > WEAK_AFTER_MS;
         this.update({ weak: silent > WEAK_AFTER_MS || backlogged });
-        if (silent > DEAD_AFTER_MS) {
-            this.socket = null;
-            this.ready = false;
-            ws.close(NO_ANSWER_CLOSE, 'No answer from the server');
-            this.dropped(1006);
-        }
+        if (silent > DEAD_AFTER_MS) this.giveUp(ws);
     };
+
+    /** This socket will not do: closed without waiting for its close, and another one tried later. */
+    private giveUp(ws: SocketLike): void {
+        this.socket = null;
+        this.ready = false;
+        ws.close(NO_ANSWER_CLOSE, 'No answer from the server');
+        this.dropped(1006);
+    }
+
+    /** Waiting to rejoin (a retry due, or an attempt not answered yet): is the link back? */
+    private probeLink(now: number): void {
+        const probe = this.options.probe;
+        const waiting = this.retryTimer !== undefined || (this.socket !== null && !this.ready);
+        if (!probe || this.probing || this.manual || !waiting || this.snapshot.state !== 'reconnecting') return;
+        if (now - this.lastProbe < PROBE_INTERVAL_MS) return;
+        this.lastProbe = now;
+        this.probing = true;
+        void probe()
+            .catch(() => false)
+            .then(up => {
+                this.probing = false;
+                // Rejoined (or ended) meanwhile: this answer is about a link that is over.
+                if (this.ready || this.manual || this.snapshot.state !== 'reconnecting') return;
+                if (!up) {
+                    this.probeFailed = now;
+                    return;
+                }
+                if (this.probeFailed === null) return; // the link never went: the backoff decides
+                const failedAt = this.probeFailed;
+                this.probeFailed = null;
+                // A retry due, or an attempt made while the link was down: now. A later attempt
+                // (made since the link came back) is left to finish.
+                if (this.retryTimer !== undefined || this.openedAt <= failedAt) this.retryNow();
+            });
+    }
 
     // ---------------------------------------------------------------- what the doctor does
 
@@ -590,10 +665,19 @@ export class LiveSocket {
         this.update({ notice: null });
     };
 
-    /** Skips the wait before the next retry. */
+    /** Skips the wait before the next retry, or replaces an attempt that has not been answered. */
     retryNow = (): void => {
-        if (this.retryTimer === undefined || this.manual) return;
-        this.open();
+        if (this.manual) return;
+        if (this.retryTimer !== undefined) {
+            this.open();
+            return;
+        }
+        const ws = this.socket;
+        if (ws && !this.ready && this.snapshot.state === 'reconnecting') {
+            this.socket = null;
+            ws.close(NO_ANSWER_CLOSE, 'No answer from the server');
+            this.open();
+        }
     };
 
     disconnect = (): void => {

@@ -53,8 +53,9 @@ export type ServerMessage =
     | { type: 'toolResult'; name: string; result: Record<string, unknown> }
     // code: 'camera_not_in_plan' (the console stops sending frames), 'turns_limited'
     | { type: 'error'; message: string; code?: string }
-    // every second: a console that hears nothing for 3 s says the connection is weak
-    | { type: 'ping'; at?: number };
+    // every second: a console that hears nothing for 3 s says the connection is weak; `lag` (how
+    // long the oldest unanswered ping has waited) and `rtt` (the latest round trip), in ms
+    | { type: 'ping'; at?: number; lag?: number; rtt?: number };
 
 /** Close codes the server ends a refused consultation with (4000-4999 are the application's). */
 export const CLOSE_CODES = {
@@ -87,6 +88,26 @@ export const liveSocketUrl = (console: string): string => {
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     url.searchParams.set('specialty', console);
     return url.toString();
+};
+
+/** How long a probe of the link may take before the link counts as down. */
+export const PROBE_TIMEOUT_MS = 1500;
+
+/**
+ * Does the server answer now? GET /api/health/live (the orchestrator's liveness probe: no
+ * database, a few bytes; never cached, and the service worker leaves /api/ alone).
+ */
+export const probeServer = async (): Promise<boolean> => {
+    const base = import.meta.env.VITE_API_URL || window.location.origin;
+    try {
+        const response = await fetch(new URL('/api/health/live', base), {
+            cache: 'no-store',
+            signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        });
+        return response.ok;
+    } catch {
+        return false;
+    }
 };
 
 /** Spec §8 "Live socket": a close reason is shown with any prefix up to 'ERROR]' stripped. */

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 
 import { freshToken } from '@/lib/session/storage';
 import { LiveSocket, type LiveSessionEvents } from './liveSocket';
-import { liveSocketUrl } from './protocol';
+import { liveSocketUrl, probeServer } from './protocol';
 import { consultationStore } from './rejoin';
 
 /** `opus`: this browser encodes and decodes Opus (WebCodecs); asked for in the first frame. */
@@ -20,6 +20,7 @@ export const useLiveSession = (consoleKey: string, events: LiveSessionEvents, op
                 url: () => liveSocketUrl(consoleKey),
                 token: freshToken,
                 store: consultationStore(consoleKey),
+                probe: probeServer,
             }),
     );
     live.events = events;

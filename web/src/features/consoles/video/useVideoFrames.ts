@@ -2,7 +2,9 @@
  * The console's picture for the assistant: the camera or screen stream of
  * useVideoSource shown in the returned video element, and while connected one
  * JPEG frame every 2 s when the picture changed (smaller ones in
- * low-bandwidth mode, which also turns the video off when it starts).
+ * low-bandwidth mode, which also turns the video off when it starts). The
+ * link's measured delay (live/uplink.ts) makes the frames small (`small`) or
+ * stops sending them (`paused`) while the preview stays on.
  */
 import { useEffect, useMemo, useRef } from 'react';
 
@@ -18,6 +20,10 @@ import {
 export interface VideoFramesOptions {
     connected: boolean;
     lowBandwidth: boolean;
+    /** The link is slow: small frames, the camera kept on. */
+    small?: boolean;
+    /** The link cannot carry frames: none sent (the preview stays). */
+    paused?: boolean;
     /** Sends one base64 JPEG frame; false when the socket could not take it. */
     sendVideo: (frame: string) => boolean;
     /** Writes a test hook (a data attribute) on the console's element. */
@@ -26,7 +32,7 @@ export interface VideoFramesOptions {
 
 export const useVideoFrames = (
     video: ReturnType<typeof useVideoSource>,
-    { connected, lowBandwidth, sendVideo, mark }: VideoFramesOptions,
+    { connected, lowBandwidth, small = false, paused = false, sendVideo, mark }: VideoFramesOptions,
 ) => {
     const element = useRef<HTMLVideoElement>(null);
     const frames = useRef(0);
@@ -38,9 +44,9 @@ export const useVideoFrames = (
         if (element.current) element.current.srcObject = stream;
     }, [stream]);
 
-    const profile = lowBandwidth ? LOW_BANDWIDTH_PROFILE : FULL_PROFILE;
+    const profile = lowBandwidth || small ? LOW_BANDWIDTH_PROFILE : FULL_PROFILE;
     useEffect(() => {
-        if (!connected || !stream) return;
+        if (!connected || !stream || paused) return;
         detector.reset(); // a new socket or source gets the picture once
         const timer = window.setInterval(() => {
             const current = element.current;
@@ -53,7 +59,7 @@ export const useVideoFrames = (
             }
         }, FRAME_INTERVAL_MS);
         return () => window.clearInterval(timer);
-    }, [connected, stream, canvas, sendVideo, mark, detector, profile]);
+    }, [connected, stream, paused, canvas, sendVideo, mark, detector, profile]);
 
     // Low-bandwidth mode starts without video: the doctor turns the camera back on if it is needed.
     useEffect(() => {
