@@ -32,7 +32,8 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.CheckConstraint(
-            "state IN ('receiving', 'queued', 'computing', 'done', 'failed')", name=op.f("ck_plan_reviews_state")
+            "state IN ('receiving', 'queued', 'computing', 'done', 'failed')",
+            name=op.f("ck_plan_reviews_state"),
         ),
         sa.ForeignKeyConstraint(
             ["consultation_id"],
@@ -52,7 +53,9 @@ def upgrade() -> None:
         sa.Column("sha256", sa.String(length=64), nullable=False),
         sa.Column("data", sa.LargeBinary(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.CheckConstraint("kind IN ('rtstruct', 'rtdose', 'rtplan')", name=op.f("ck_plan_review_files_kind")),
+        sa.CheckConstraint(
+            "kind IN ('rtstruct', 'rtdose', 'rtplan')", name=op.f("ck_plan_review_files_kind")
+        ),
         sa.ForeignKeyConstraint(
             ["review_id"],
             ["plan_reviews.id"],
