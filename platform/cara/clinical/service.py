@@ -57,6 +57,8 @@ from tenants.sessions import TenantTransactions
 log = logging.getLogger("cara.clinical")
 
 ACTOR = "clinical.compute_plan_review"
+# The tool result the radiotherapy chat hands the model a computed table as.
+PLAN_REVIEW_FUNCTION = "get_plan_review"
 RADIOTHERAPY_CONSOLE = "radiotherapist"
 RADIOTHERAPIST = "Radiotherapist"
 RADIOTHERAPISTS_ONLY = "Plan reviews are available to Radiotherapists only."

@@ -229,3 +229,63 @@ def test_roles_consoles_and_tenants(client: Any, plan: dict[str, bytes]) -> None
     listed = client.get(URL, params={"consultationId": consultation(client, doctor)}, headers=doctor)
     assert listed.status_code == 200 and listed.json() == {"items": []}
     assert client.get(f"{URL}/not-a-uuid", headers=doctor).status_code == 404
+
+
+def test_the_chat_hands_the_table_to_the_model(
+    client: Any, worker: Any, gemini: Any, plan: dict[str, bytes]
+) -> None:
+    """The radiotherapy chat gets the computed table as a tool result (a get_plan_review call and its
+    answer in the model's contents), once per chat; the transcript keeps the line of it."""
+    doctor = radiotherapist(client)
+    cid = consultation(client, doctor)
+    created = client.post(URL, json={"consultationId": cid}, headers=doctor).json()
+    rid = created["id"]
+    chat = "/api/radiotherapy-chat/messages"
+    r = client.post(chat, json={"message": "Is the cord OK?", "planReviewId": rid}, headers=doctor)
+    assert r.status_code == 409 and r.json()["message"] == "The plan review has not been computed yet."
+    upload(client, doctor, rid, plan)
+    client.post(f"{URL}/{rid}/compute", json={}, headers=doctor)
+    assert wait_done(client, doctor, rid)["state"] == "done"
+
+    def answer_from_table(request: Any) -> str:
+        contents = request.body["contents"]
+        given = [p["functionResponse"] for c in contents for p in c["parts"] if "functionResponse" in p]
+        table = given[0]["response"]
+        failed = [f"{c['structure']} {c['metric']}" for c in table["checks"] if c["status"] == "fail"]
+        return "Failed: " + ", ".join(failed)
+
+    gemini.generate = answer_from_table
+    body = {"message": "Is the cord OK?", "planReviewId": rid, "consultationId": cid}
+    r = client.post(chat, json=body, headers=doctor)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["reply"] == "Failed: Spinal Cord Dmax, Heart V25"
+    [given] = out["toolResults"]
+    assert given["tool"] == "get_plan_review" and given["result"]["planReviewId"] == rid
+    assert "curve" not in given["result"]["structures"][0]
+    assert "files" not in given["result"]  # file names may carry a patient's name
+    request = gemini.generate_requests[-1]
+    roles = [c["role"] for c in request.body["contents"]]
+    assert roles == ["model", "user", "user"]
+    call = request.body["contents"][0]["parts"][0]["functionCall"]
+    assert call["name"] == "get_plan_review" and call["args"] == {"planReviewId": rid}
+    assert "get_plan_review" in request.body["systemInstruction"]["parts"][0]["text"]
+    # The same table is not handed twice in one chat; it stays in the context.
+    again = client.post(
+        chat, json={"message": "And the heart?", "planReviewId": rid, "chatId": out["chatId"]}, headers=doctor
+    )
+    assert again.status_code == 200 and again.json()["toolResults"] == []
+    given_twice = [
+        p
+        for c in gemini.generate_requests[-1].body["contents"]
+        for p in c["parts"]
+        if "functionResponse" in p
+    ]
+    assert len(given_twice) == 1
+    # The consultation's transcript says what the model was given.
+    lines = client.get(f"/api/consultations/{cid}", headers=doctor).json()["lines"]
+    assert any(line["text"].startswith("Plan review (DVH, 5 fractions)") for line in lines)
+    # Another doctor's review is not theirs to discuss.
+    other = radiotherapist(client)
+    r = client.post(chat, json={"message": "Cord?", "planReviewId": rid}, headers=other)
+    assert r.status_code == 404

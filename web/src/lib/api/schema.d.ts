@@ -1438,6 +1438,7 @@ export interface paths {
          * @description Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
          *     The model may run the dose-constraint check: its results come back in `toolResults` and in the
          *     history, and, with `consultationId`, the exchange is kept in that consultation's transcript.
+         *     With `planReviewId`, the computed plan review's table is given to the model as a tool result.
          */
         post: operations["radiotherapy_chat_message"];
         delete?: never;
@@ -2030,6 +2031,11 @@ export interface components {
              * @description the question
              */
             message?: string | null;
+            /**
+             * Planreviewid
+             * @description a computed plan review of the doctor's (cara.clinical): its DVH table and QUANTEC checks are handed to the model as a tool result, once per chat, for it to discuss
+             */
+            planReviewId?: string | null;
         };
         /** ChatReplyOut */
         ChatReplyOut: {
@@ -2052,19 +2058,24 @@ export interface components {
         ChatTurn: {
             /**
              * Result
-             * @description a tool turn: what the dose-constraint tool answered the model
+             * @description a tool turn: what the tool answered the model
              */
             result?: {
                 [key: string]: unknown;
             } | null;
             /**
              * Role
-             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool's result
+             * @description user: the clinician; assistant: Cara; tool: a tool's result (the dose-constraint check, or a plan review's DVH table)
              * @enum {string}
              */
             role: "user" | "assistant" | "tool";
             /** Text */
             text: string;
+            /**
+             * Tool
+             * @description a tool turn: its function (check_dose_constraint, get_plan_review); older turns: none
+             */
+            tool?: string | null;
         };
         /** CheckoutOut */
         CheckoutOut: {
@@ -8723,6 +8734,15 @@ export interface operations {
             };
             /** @description Not found (or not yours) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
