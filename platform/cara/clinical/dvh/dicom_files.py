@@ -354,10 +354,9 @@ def structures_from_dataset(ds: Dataset, filename: str) -> StructureSet:
         points_only = False
         for contour in item.get("ContourSequence", []) if item is not None else []:
             kind = str(contour.get("ContourGeometricType", "CLOSED_PLANAR")).upper()
-            raw = contour.get("ContourData")
-            if raw is None:
+            values = _contour_data(contour, filename, name)
+            if values is None:
                 continue
-            values = np.asarray(_floats(raw, filename, f"ContourData of '{name}'"), dtype=np.float64)
             if values.size % 3:
                 raise PlanFileError(
                     filename, f"a contour of '{name}' has a number of coordinates not divisible by 3."
@@ -384,6 +383,29 @@ def structures_from_dataset(ds: Dataset, filename: str) -> StructureSet:
     return StructureSet(
         filename=filename, frames_of_reference=frozenset(frames), structures=tuple(structures)
     )
+
+
+_CONTOUR_DATA = 0x30060050
+
+
+def _contour_data(contour: Dataset, filename: str, name: str) -> np.ndarray | None:
+    """A contour's coordinates. Parsed from the element's bytes when pydicom has not converted it
+    yet: pydicom makes one object per number, most of a large structure set's read time."""
+    if _CONTOUR_DATA not in contour:
+        return None
+    element = contour.get_item(_CONTOUR_DATA)
+    raw = getattr(element, "value", None)
+    if isinstance(raw, bytes) and getattr(element, "VR", "DS") in ("DS", None):
+        try:
+            values = np.array(raw.strip(b" \x00").split(b"\\")).astype(np.float64)
+        except ValueError:
+            raise PlanFileError(filename, f"ContourData of '{name}' is not a list of numbers.") from None
+        if not np.all(np.isfinite(values)):
+            raise PlanFileError(
+                filename, f"ContourData of '{name}' holds a value that is not a finite number."
+            )
+        return values
+    return np.asarray(_floats(contour.ContourData, filename, f"ContourData of '{name}'"), dtype=np.float64)
 
 
 # ------------------------------------------------------------------ RTPLAN
