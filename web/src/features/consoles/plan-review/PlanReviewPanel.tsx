@@ -190,7 +190,7 @@ const PlanTable = ({ table }: { table: Table }) => {
     const curves = table.structures.filter(s => s.curve && s.curve.length > 0);
     const maxDose = niceMax(Math.max(...curves.map(s => s.dmaxGy ?? 0), 0));
     const plotBottom = CHART.height - CHART.bottom;
-    const ticks = [0, 0.25, 0.5, 0.75, 1];
+    const ticks = [0, 0.2, 0.4, 0.6, 0.8, 1];
     return (
         <div className="plan-review-result" data-testid="plan-result">
             <p>
