@@ -472,8 +472,9 @@ class TestInspectionCopy:
             ).scalar_one()
             assert backup._has_audit_guard(conn, copy)
         # Only keys inside the copy: transcript lines, drafts and notes -> consultations, entries -> notes,
-        # recording uploads -> consultations, recording parts -> uploads.
-        assert registered == 0 and keys == 6
+        # recording uploads -> consultations, recording parts -> uploads, plan reviews -> consultations,
+        # plan review files -> reviews.
+        assert registered == 0 and keys == 8
         assert not role_exists(copy)
         # The live tenant's role cannot read the copy.
         with tenant_session(a["schema"]) as s:
