@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import String, delete, func, literal, select, update
 from sqlalchemy.orm import Session, load_only
 
-from cara.models import PlanReview, PlanReviewFile, StructureNameMapping
+from cara.models import Consultation, PlanReview, PlanReviewFile, RecordSettings, StructureNameMapping
 from cara.models.base import utcnow
 
 
@@ -94,3 +95,22 @@ def replace_names(session: Session, scope: str, names: dict[str, str | None], ac
         for key, organ in names.items()
     )
     session.flush()
+
+
+def delete_expired(session: Session, now: datetime, *, hospital: bool, default_days: int) -> int:
+    """Delete the plan reviews (and their files) of consultations never signed, once the record's
+    retention period has passed: the same period and clock as the consultation's transcript
+    (read here, never written: the record's tables are cara.consultations')."""
+    owner = literal("hospital") if hospital else func.cast(Consultation.doctor_account_id, String)
+    days = func.coalesce(RecordSettings.retention_days, default_days)
+    expired = (
+        select(Consultation.id)
+        .outerjoin(RecordSettings, RecordSettings.owner == owner)
+        .where(
+            Consultation.state != "signed",
+            func.coalesce(Consultation.ended_at, Consultation.started_at)
+            < now - func.make_interval(0, 0, 0, days),
+        )
+    )
+    result = session.execute(delete(PlanReview).where(PlanReview.consultation_id.in_(expired)))
+    return int(getattr(result, "rowcount", 0) or 0)

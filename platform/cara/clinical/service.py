@@ -24,6 +24,7 @@ import logging
 import math
 import re
 import uuid
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -57,6 +58,7 @@ from tenants.sessions import TenantTransactions
 log = logging.getLogger("cara.clinical")
 
 ACTOR = "clinical.compute_plan_review"
+RETENTION_ACTOR = "clinical.apply_retention"
 # The tool result the radiotherapy chat hands the model a computed table as.
 PLAN_REVIEW_FUNCTION = "get_plan_review"
 RADIOTHERAPY_CONSOLE = "radiotherapist"
@@ -347,6 +349,21 @@ def compute_table(claimed: dict[str, Any], progress: Any = None) -> dict[str, An
     table = outcome.as_dict()
     table["files"] = {kind: name for kind, (name, _) in files.items()}
     return table
+
+
+# ------------------------------------------------------------------ retention
+
+
+def apply_retention(session: Session, schema: str, now: datetime | None = None) -> int:
+    """In one tenant schema: the plan reviews of consultations never signed go, files and table,
+    once the record's retention period has passed (their headers name the patient). Returns how
+    many went."""
+    return repository.delete_expired(
+        session,
+        now or utcnow(),
+        hospital=schema != INDEPENDENT_SCHEMA,
+        default_days=consultations.DEFAULT_RETENTION_DAYS,
+    )
 
 
 # ------------------------------------------------------------------ for the chat

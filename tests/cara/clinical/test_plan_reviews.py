@@ -289,3 +289,41 @@ def test_the_chat_hands_the_table_to_the_model(
     other = radiotherapist(client)
     r = client.post(chat, json={"message": "Cord?", "planReviewId": rid}, headers=other)
     assert r.status_code == 404
+
+
+def test_retention_deletes_the_plan_files_of_unsigned_consultations(
+    client: Any, plan: dict[str, bytes]
+) -> None:
+    """On the record's clock: past the retention period (30 days by default) an unsigned
+    consultation's plan reviews go with their files; a signed one's and a recent one's stay."""
+    from datetime import timedelta
+
+    from sqlalchemy import func, select, update
+
+    from cara.clinical import service
+    from cara.models import Consultation, PlanReview, PlanReviewFile
+    from cara.models.base import utcnow
+    from tenants.sessions import tenant_transaction
+
+    doctor = radiotherapist(client)
+    old, signed, recent = (new_review(client, doctor) for _ in range(3))
+    for rid in (old, signed, recent):
+        upload(client, doctor, rid, plan)
+    schema, _ = schema_and_account(doctor)
+    with tenant_transaction(schema) as session:
+        reviews = {r.id: r.consultation_id for r in session.scalars(select(PlanReview))}
+        by_id = {str(k): v for k, v in reviews.items()}
+        long_ago = utcnow() - timedelta(days=31)
+        session.execute(
+            update(Consultation)
+            .where(Consultation.id.in_([by_id[old], by_id[signed]]))
+            .values(started_at=long_ago, ended_at=long_ago)
+        )
+        session.execute(update(Consultation).where(Consultation.id == by_id[signed]).values(state="signed"))
+    with tenant_transaction(schema) as session:
+        assert service.apply_retention(session, schema) == 1
+    assert client.get(f"{URL}/{old}", headers=doctor).status_code == 404
+    for rid in (signed, recent):
+        assert len(client.get(f"{URL}/{rid}", headers=doctor).json()["files"]) == 3
+    with tenant_transaction(schema) as session:
+        assert session.scalar(select(func.count()).select_from(PlanReviewFile)) == 6
