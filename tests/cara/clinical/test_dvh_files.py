@@ -129,3 +129,16 @@ def test_relative_dose_is_drawn_but_not_checked(files: dict[str, bytes]) -> None
     assert [c.status for c in result.checks] == ["not assessable"]
     assert "relative" in (result.checks[0].reason or "")
     assert result.structures[0]["dmeanGy"] > 0
+
+
+@pytest.mark.parametrize("summation", ["BEAM", "FRACTION"])
+def test_a_dose_of_one_beam_or_fraction_is_not_checked(files: dict[str, bytes], summation: str) -> None:
+    partial = dict(
+        files, rtdose=_edit(files["rtdose"], lambda ds: setattr(ds, "DoseSummationType", summation))
+    )
+    result = _review(partial)
+    assert [c.status for c in result.checks] == ["not assessable"]
+    assert result.checks[0].reason == (
+        f"the dose of rtdose.dcm is not the whole plan's (DoseSummationType {summation}):"
+        " no limit can be checked against it."
+    )

@@ -58,6 +58,9 @@ _SINGLE_SIDE_OF_PAIR = {
     "lung": "QUANTEC's lung limits are for both lungs minus the GTV; this structure is one lung."
 }
 ALPHA_BETA_RANGE = (0.5, 20.0)
+# A dose grid summed over the whole plan (or several; an unset type is taken as the plan's). One
+# beam's, one fraction's or a control point's dose would be checked against whole-course limits.
+WHOLE_PLAN_SUMMATIONS = {"PLAN", "MULTI_PLAN", ""}
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,11 @@ def review_plan(
         if reason is None and dose.units != "GY":
             reason = (
                 f"the dose of {dose.filename} is relative ({dose.units}), not in Gy: no limit can be checked."
+            )
+        if reason is None and dose.summation.upper() not in WHOLE_PLAN_SUMMATIONS:
+            reason = (
+                f"the dose of {dose.filename} is not the whole plan's (DoseSummationType"
+                f" {dose.summation}): no limit can be checked against it."
             )
         if reason:
             entry["reason"] = reason
