@@ -75,6 +75,20 @@ describe('plan review in the radiotherapist console', () => {
         await screenshot(page, 'plan-review-computed');
     });
 
+    it("recomputes with the physicist's correction of a structure's organ", async () => {
+        // The heart's structure corrected to no organ: only the cord is checked.
+        const heart = page.getByLabel('Organ of Heart');
+        assert.equal(await heart.inputValue(), 'heart');
+        await heart.selectOption('');
+        await page.locator('[data-testid="plan-checks"] tbody tr').nth(1).waitFor({ state: 'detached', timeout: 3 * TIMEOUT });
+        await page.getByTestId('plan-result').waitFor();
+        const rows = await page.locator('[data-testid="plan-checks"] tbody tr').evaluateAll(rows =>
+            rows.map(row => row.querySelector('th').textContent),
+        );
+        assert.deepEqual(rows, ['Spinal Cord']);
+        assert.equal(await page.getByLabel('Organ of Heart').inputValue(), '');
+    });
+
     it('reads in Arabic', async () => {
         await page.evaluate(() => localStorage.setItem('locale', 'ar'));
         await page.goto(url('/radiotherapist'));

@@ -14,8 +14,10 @@ import {
     createReview,
     PLAN_FILE_KINDS,
     PlanReviewError,
+    readOrgans,
     readReview,
     uploadFile,
+    type OrganCatalogue,
     type PlanFileKind,
     type PlanReview,
 } from './api';
@@ -25,7 +27,9 @@ import './planReview.css';
 interface StructureRow {
     number: number;
     name: string;
+    kind: string;
     organ: string | null;
+    organKey: string | null;
     volumeCc?: number;
     dmeanGy?: number;
     dmaxGy?: number;
@@ -81,6 +85,9 @@ export const PlanReviewPanel = ({ consultationId }: { consultationId: string | n
     const [fractions, setFractions] = useState('');
     const [step, setStep] = useState<Step>({ kind: 'idle' });
     const [review, setReview] = useState<PlanReview | null>(null);
+    const [organs, setOrgans] = useState<OrganCatalogue | null>(null);
+    // The physicist's corrections of the name mapping, for this plan.
+    const [corrections, setCorrections] = useState<Record<string, string | null>>({});
     const cancelled = useRef(false);
     useEffect(() => {
         cancelled.current = false;
@@ -92,7 +99,8 @@ export const PlanReviewPanel = ({ consultationId }: { consultationId: string | n
     const run = async (event: FormEvent) => {
         event.preventDefault();
         if (!consultationId) return;
-        if (!files.rtstruct || !files.rtdose) {
+        const onServer = new Set(review?.files.map(f => f.kind) ?? []);
+        if (!(files.rtstruct || onServer.has('rtstruct')) || !(files.rtdose || onServer.has('rtdose'))) {
             setStep({ kind: 'error', message: t('Choose the RTSTRUCT and the RTDOSE files.') });
             return;
         }
@@ -104,19 +112,36 @@ export const PlanReviewPanel = ({ consultationId }: { consultationId: string | n
                 setStep({ kind: 'uploading', name: file.name });
                 current = await uploadFile(current.id, kind, file);
             }
-            const count = Number.parseInt(fractions, 10);
-            current = await compute(current.id, Number.isFinite(count) && count > 0 ? count : null);
-            setReview(current);
-            while (!cancelled.current && (current.state === 'queued' || current.state === 'computing')) {
-                setStep({ kind: 'computing', done: current.progress, total: current.progressTotal });
-                await new Promise(resolve => setTimeout(resolve, POLL_MS));
-                current = await readReview(current.id);
-            }
-            setReview(current);
-            setStep(current.state === 'failed' ? { kind: 'error', message: current.error ?? '' } : { kind: 'idle' });
+            setFiles({}); // uploaded: a correction recomputes without sending them again
+            await computeAndWait(current, corrections);
         } catch (error) {
             setStep({ kind: 'error', message: error instanceof PlanReviewError ? error.message : NETWORK_FAILED });
         }
+    };
+
+    const recompute = async (name: string, organKey: string | null) => {
+        if (!review) return;
+        const next = { ...corrections, [name]: organKey };
+        setCorrections(next);
+        try {
+            await computeAndWait(review, next);
+        } catch (error) {
+            setStep({ kind: 'error', message: error instanceof PlanReviewError ? error.message : NETWORK_FAILED });
+        }
+    };
+
+    const computeAndWait = async (start: PlanReview, structureOrgans: Record<string, string | null>) => {
+        if (!organs) readOrgans().then(setOrgans, () => undefined);
+        const count = Number.parseInt(fractions, 10);
+        let current = await compute(start.id, Number.isFinite(count) && count > 0 ? count : null, structureOrgans);
+        setReview(current);
+        while (!cancelled.current && (current.state === 'queued' || current.state === 'computing')) {
+            setStep({ kind: 'computing', done: current.progress, total: current.progressTotal });
+            await new Promise(resolve => setTimeout(resolve, POLL_MS));
+            current = await readReview(current.id);
+        }
+        setReview(current);
+        setStep(current.state === 'failed' ? { kind: 'error', message: current.error ?? '' } : { kind: 'idle' });
     };
 
     const table = review?.state === 'done' ? (review.result as unknown as Table | null) : null;
@@ -180,12 +205,19 @@ export const PlanReviewPanel = ({ consultationId }: { consultationId: string | n
                     {t(step.message)}
                 </p>
             )}
-            {table && <PlanTable table={table} />}
+            {table && <PlanTable table={table} organs={organs} busy={busy} onOrgan={recompute} />}
         </section>
     );
 };
 
-const PlanTable = ({ table }: { table: Table }) => {
+interface PlanTableProps {
+    table: Table;
+    organs: OrganCatalogue | null;
+    busy: boolean;
+    onOrgan: (structure: string, organKey: string | null) => void;
+}
+
+const PlanTable = ({ table, organs, busy, onOrgan }: PlanTableProps) => {
     const { t } = useTranslation('plans');
     const curves = table.structures.filter(s => s.curve && s.curve.length > 0);
     const maxDose = niceMax(Math.max(...curves.map(s => s.dmaxGy ?? 0), 0));
@@ -266,7 +298,26 @@ const PlanTable = ({ table }: { table: Table }) => {
                         {table.structures.map(s => (
                             <tr key={s.number}>
                                 <th scope="row">{s.name}</th>
-                                <td>{s.organ ?? ''}</td>
+                                <td>
+                                    {organs && s.kind === 'volume' ? (
+                                        <select
+                                            aria-label={t('Organ of {{name}}', { name: s.name })}
+                                            value={s.organKey ?? ''}
+                                            disabled={busy}
+                                            data-testid={`plan-organ-${s.number}`}
+                                            onChange={event => onOrgan(s.name, event.target.value || null)}
+                                        >
+                                            <option value="">{t('Not an organ')}</option>
+                                            {organs.organs.map(o => (
+                                                <option key={o.key} value={o.key}>
+                                                    {o.label}
+                                                </option>
+                                            ))}
+                                        </select>
+                                    ) : (
+                                        (s.organ ?? '')
+                                    )}
+                                </td>
                                 {s.reason && s.volumeCc === undefined ? (
                                     <td colSpan={5}>{s.reason}</td>
                                 ) : (

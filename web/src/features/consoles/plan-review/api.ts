@@ -38,11 +38,23 @@ export const uploadFile = async (reviewId: string, kind: PlanFileKind, file: Fil
     return data ?? fail(error);
 };
 
-export const compute = async (reviewId: string, fractions: number | null): Promise<PlanReview> => {
+export type OrganCatalogue = components['schemas']['OrganCatalogue'];
+
+export const compute = async (
+    reviewId: string,
+    fractions: number | null,
+    structureOrgans: Record<string, string | null> = {},
+): Promise<PlanReview> => {
     const { data, error } = await api.POST('/api/plan-reviews/{review_id}/compute', {
         params: { path: { review_id: reviewId } },
-        body: fractions ? { fractions } : {},
+        body: { ...(fractions ? { fractions } : {}), structureOrgans },
     });
+    return data ?? fail(error);
+};
+
+/** The QUANTEC organs a structure can be mapped to (for the physicist's corrections). */
+export const readOrgans = async (): Promise<OrganCatalogue> => {
+    const { data, error } = await api.GET('/api/plan-reviews/organs');
     return data ?? fail(error);
 };
 
