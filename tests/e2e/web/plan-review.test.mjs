@@ -89,6 +89,19 @@ describe('plan review in the radiotherapist console', () => {
         assert.equal(await page.getByLabel('Organ of Heart').inputValue(), '');
     });
 
+    it('fits a phone (390 px): no page-wide horizontal scroll, the tables scroll in their own box', async () => {
+        const phone = await openBrowser({ args: MEDIA_ARGS, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+        try {
+            await signInAs(phone.page, FIXTURES.radiotherapist, 'doctor', '/radiotherapist');
+            await phone.page.getByTestId('plan-review').getByRole('heading', { name: 'Plan review (DVH)' }).waitFor();
+            const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+            await screenshot(phone.page, 'plan-review-phone');
+        } finally {
+            await phone.close();
+        }
+    });
+
     it('reads in Arabic', async () => {
         await page.evaluate(() => localStorage.setItem('locale', 'ar'));
         await page.goto(url('/radiotherapist'));
