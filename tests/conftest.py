@@ -184,7 +184,8 @@ def _reset_database() -> None:
                 " independent.consultation_note_entries, independent.record_settings,"
                 " independent.recording_uploads, independent.recording_parts,"
                 " independent.certificate_files, independent.imaging_studies,"
-                " independent.pacs_settings"
+                " independent.pacs_settings, independent.plan_reviews,"
+                " independent.plan_review_files, independent.structure_name_mappings"
             )
         )
         conn.execute(

@@ -40,6 +40,8 @@ SCHEDULE: tuple[PeriodicJob, ...] = (
     PeriodicJob("billing.expire_trials", 3600),
     # Transcripts and drafts of unsigned consultations past the tenant's retention period.
     PeriodicJob("consultations.apply_retention", 3600),
+    # Plan reviews (their DICOM files) of the same consultations, on the same clock.
+    PeriodicJob("clinical.apply_retention", 3600),
     # Recordings never finished uploading, or failed and not retried, deleted with their audio.
     PeriodicJob("recordings.expire", 3600),
 )

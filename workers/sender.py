@@ -13,6 +13,7 @@ from cara.kit import jobs
 from workers.actors import (  # noqa: F401  (declares the actors)
     analytics,
     billing,
+    clinical,
     consultations,
     mail,
     maintenance,

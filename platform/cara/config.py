@@ -189,6 +189,8 @@ class Settings(BaseSettings):
     trusted_proxies: list[str] = []
 
     max_body_bytes: int = 1_048_576
+    # A radiotherapy plan's DICOM file (RTSTRUCT, RTDOSE, RTPLAN), each (cara.clinical).
+    plan_file_max_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
     # Swagger UI at /api/docs: on by default except in production.
     api_docs: bool | None = None
     # Origins allowed to call the API from another site (JSON list); empty = same origin only.

@@ -16,6 +16,9 @@ from cara.assistant_routes import router as assistant_router
 from cara.auth import openapi_security
 from cara.auth.endpoints import router as auth_router
 from cara.billing.endpoints import router as billing_router
+from cara.clinical.endpoints import PLAN_FILES_PATH
+from cara.clinical.endpoints import files_router as plan_files_router
+from cara.clinical.endpoints import router as plan_reviews_router
 from cara.config import get_settings
 from cara.consultations.endpoints import router as consultations_router
 from cara.doctors.endpoints import router as doctors_router
@@ -83,6 +86,8 @@ def create_app() -> FastAPI:
         assistant_router,
         billing_router,
         consultations_router,
+        plan_reviews_router,
+        plan_files_router,
         doctors_router,
         profiles_router,
         recordings_router,
@@ -109,10 +114,12 @@ def create_app() -> FastAPI:
         RequestFrame,
         max_bytes=settings.max_body_bytes,
         # A certificate file may be up to 5 MB; the multipart envelope adds a little.
+        # A plan's DICOM file (an RTDOSE grid is often tens of MB).
         larger={
             CERTIFICATE_UPLOAD_PATH: MAX_CERTIFICATE_BYTES + 64 * 1024,
             # DICOM files and zips of them, brought into the tenant's PACS.
             IMAGING_STUDIES_PATH: settings.imaging_max_upload_bytes,
+            PLAN_FILES_PATH: settings.plan_file_max_bytes,
         },
         gzip_minimum=1024,
     )

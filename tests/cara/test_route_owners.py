@@ -28,6 +28,8 @@ OWNERS = {
     "/api/doctors": "cara.doctors",
     "/api/health": "cara.health",
     "/api/live": "cara.live",
+    "/api/plan-review-files": "cara.clinical",
+    "/api/plan-reviews": "cara.clinical",
     "/api/radiotherapy-chat": "cara.chat",
     "/api/recordings": "cara.recordings",
     "/api/imaging": "cara.imaging",

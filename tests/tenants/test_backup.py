@@ -472,8 +472,9 @@ class TestInspectionCopy:
             ).scalar_one()
             assert backup._has_audit_guard(conn, copy)
         # Only keys inside the copy: transcript lines, drafts and notes -> consultations, entries -> notes,
-        # recording uploads -> consultations, recording parts -> uploads, imaging studies -> consultations.
-        assert registered == 0 and keys == 7
+        # recording uploads -> consultations, recording parts -> uploads, imaging studies -> consultations,
+        # plan reviews -> consultations, plan review files -> reviews.
+        assert registered == 0 and keys == 9
         assert not role_exists(copy)
         # The live tenant's role cannot read the copy.
         with tenant_session(a["schema"]) as s:

@@ -21,7 +21,14 @@ class ChatMessageIn(BaseModel):
         "its transcript: the question, the dose-constraint tool's results and the answer",
     )
 
-    @field_validator("message", "chatId", "consultationId", mode="before")
+    planReviewId: str | None = Field(
+        default=None,
+        max_length=64,
+        description="a computed plan review of the doctor's (cara.clinical): its DVH table and QUANTEC"
+        " checks are handed to the model as a tool result, once per chat, for it to discuss",
+    )
+
+    @field_validator("message", "chatId", "consultationId", "planReviewId", mode="before")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         if isinstance(value, str) and "\x00" in value:
@@ -31,11 +38,16 @@ class ChatMessageIn(BaseModel):
 
 class ChatTurn(BaseModel):
     role: Literal["user", "assistant", "tool"] = Field(
-        description="user: the clinician; assistant: Cara; tool: the dose-constraint tool's result"
+        description="user: the clinician; assistant: Cara; tool: a tool's result (the dose-constraint"
+        " check, or a plan review's DVH table)"
     )
     text: str
     result: dict[str, Any] | None = Field(
-        default=None, description="a tool turn: what the dose-constraint tool answered the model"
+        default=None, description="a tool turn: what the tool answered the model"
+    )
+    tool: str | None = Field(
+        default=None,
+        description="a tool turn: its function (check_dose_constraint, get_plan_review); older turns: none",
     )
 
 

@@ -14,12 +14,14 @@ import json
 import logging
 import re
 import uuid
+from typing import Any
 
 import redis
 from google.genai import types
 
 from cara.chat.schemas import ChatTurn
 from cara.clinical import tool as dose_tool
+from cara.clinical.service import PLAN_REVIEW_FUNCTION
 from cara.config import get_settings
 from cara.kit import gemini
 from cara.kit.errors import CaraError, ServiceUnavailable, ValidationFailed
@@ -59,6 +61,9 @@ def system_instruction() -> str:
         "machine time) and say when advice assumes more. Use Google Search for current guidance and cite "
         "sources. To check an organ-at-risk dose or dose-volume value against QUANTEC, call "
         f"{dose_tool.FUNCTION_NAME} and wait for its result before answering; quote its source row. "
+        f"A {PLAN_REVIEW_FUNCTION} result is the plan's dose-volume table computed by the server from its "
+        "RTSTRUCT, RTDOSE and RTPLAN (EQD2 with the plan's own fractions, QUANTEC checks pass / fail / not "
+        "assessable): discuss those figures, never invent others, and say which checks failed and why. "
         "You give decision support, not a prescription: the clinician decides. "
         f"When asked who developed you, say {lab}."
     )
@@ -78,10 +83,16 @@ def _load(account_id: uuid.UUID, chat_id: str | None) -> tuple[str, list[ChatTur
 
 
 def send(
-    account_id: uuid.UUID, chat_id: str | None, message: str | None
+    account_id: uuid.UUID,
+    chat_id: str | None,
+    message: str | None,
+    plan_review: tuple[str, dict[str, Any]] | None = None,
 ) -> tuple[str, str, list[ChatTurn], list[ChatTurn]]:
     """Add the doctor's message, ask the model (which may run the dose-constraint tool), store the
-    turns; returns (chat id, reply, history, this answer's tool turns)."""
+    turns; returns (chat id, reply, history, this answer's tool turns).
+
+    `plan_review` (a summary line and the table): a computed plan review handed to the model as the
+    result of `get_plan_review`, before the message, unless this chat already has that table."""
     text = (message or "").strip()
     if not text:
         raise ValidationFailed({"message": EMPTY_MESSAGE}, message=EMPTY_MESSAGE)
@@ -90,9 +101,15 @@ def send(
         chat_id, history = _load(account_id, chat_id)
     except redis.RedisError as exc:
         raise ServiceUnavailable(UNAVAILABLE) from exc
-    history = [*history, ChatTurn(role="user", text=text)][-MAX_TURNS:]
+    given: list[ChatTurn] = []
+    if plan_review is not None and not _has_table(history, plan_review[1]):
+        given.append(
+            ChatTurn(role="tool", tool=PLAN_REVIEW_FUNCTION, text=plan_review[0], result=plan_review[1])
+        )
+    history = [*history, *given, ChatTurn(role="user", text=text)][-MAX_TURNS:]
     reply, tools = _ask(history)
-    history = [*history, *tools, ChatTurn(role="assistant", text=reply)][-MAX_TURNS:]
+    tools = [*given, *tools]
+    history = [*history, *tools[len(given) :], ChatTurn(role="assistant", text=reply)][-MAX_TURNS:]
     try:
         get_redis().set(
             _key(account_id, chat_id), json.dumps([t.model_dump() for t in history]), ex=HISTORY_TTL_SECONDS
@@ -100,6 +117,26 @@ def send(
     except redis.RedisError as exc:
         raise ServiceUnavailable(UNAVAILABLE) from exc
     return chat_id, reply, history, tools
+
+
+def _has_table(history: list[ChatTurn], table: dict[str, Any]) -> bool:
+    """Whether this chat was already handed this very table (the same review, computed the same)."""
+    return any(t.tool == PLAN_REVIEW_FUNCTION and t.result == table for t in history)
+
+
+def _contents(turn: ChatTurn) -> list[types.Content]:
+    if turn.tool == PLAN_REVIEW_FUNCTION and turn.result is not None:
+        # The server's own call, answered: the model sees the table as a tool result.
+        review_id = str(turn.result.get("planReviewId", ""))
+        call = types.FunctionCall(
+            id=f"plan-{review_id}", name=PLAN_REVIEW_FUNCTION, args={"planReviewId": review_id}
+        )
+        answer = types.FunctionResponse(id=call.id, name=PLAN_REVIEW_FUNCTION, response=turn.result)
+        return [
+            types.Content(role="model", parts=[types.Part(function_call=call)]),
+            types.Content(role="user", parts=[types.Part(function_response=answer)]),
+        ]
+    return [_content(turn)]
 
 
 def _content(turn: ChatTurn) -> types.Content:
@@ -118,7 +155,14 @@ def _run_calls(calls: list[types.FunctionCall], tools: list[ChatTurn]) -> types.
         name = call.name or ""
         if name == dose_tool.FUNCTION_NAME:
             outcome = dose_tool.run(dict(call.args) if call.args else None)
-            tools.append(ChatTurn(role="tool", text=outcome.transcript, result=outcome.response))
+            tools.append(
+                ChatTurn(
+                    role="tool",
+                    tool=dose_tool.FUNCTION_NAME,
+                    text=outcome.transcript,
+                    result=outcome.response,
+                )
+            )
             response = outcome.response
         else:
             response = {"error": f"Unknown function '{name}'."}
@@ -130,7 +174,7 @@ def _run_calls(calls: list[types.FunctionCall], tools: list[ChatTurn]) -> types.
 
 def _ask(history: list[ChatTurn]) -> tuple[str, list[ChatTurn]]:
     client = gemini.client(timeout_seconds=REPLY_TIMEOUT_SECONDS)
-    contents = [_content(turn) for turn in history]
+    contents = [content for turn in history for content in _contents(turn)]
     config = types.GenerateContentConfig(
         system_instruction=system_instruction(),
         tools=[

@@ -417,3 +417,70 @@ class ImagingStudy(TenantBase):
     instance_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
+
+
+PLAN_REVIEW_STATES = ("receiving", "queued", "computing", "done", "failed")
+PLAN_FILE_KINDS = ("rtstruct", "rtdose", "rtplan")
+
+
+class PlanReview(TenantBase):
+    """A radiotherapy plan's DVHs checked against QUANTEC, on a consultation (cara.clinical).
+
+    Its RTSTRUCT, RTDOSE and RTPLAN files are in `plan_review_files`; the worker writes the
+    computed table into `result` and counts the structures done in `progress`.
+    """
+
+    __tablename__ = "plan_reviews"
+    __table_args__ = (
+        CheckConstraint(f"state IN {PLAN_REVIEW_STATES}", name="state"),
+        Index("ix_plan_reviews_consultation", "consultation_id"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    consultation_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("consultations.id", ondelete="CASCADE"), nullable=False
+    )
+    # Part of the consultation's record: kept when the doctor is removed.
+    doctor_account_id: Mapped[uuid.UUID] = account_id_column(outlives_account=True)
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="receiving")
+    progress: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    progress_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # The physicist's choices: fractions (when not the RTPLAN's), name corrections, alpha/beta.
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, default=dict)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    error: Mapped[str | None] = mapped_column(String(1000))
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class PlanReviewFile(TenantBase):
+    """One DICOM file of a plan review, one of each kind (a new upload of a kind replaces it)."""
+
+    __tablename__ = "plan_review_files"
+    __table_args__ = (CheckConstraint(f"kind IN {PLAN_FILE_KINDS}", name="kind"),)
+
+    review_id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("plan_reviews.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    filename: Mapped[str] = mapped_column(String(255), nullable=False)
+    size_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    created_at: Mapped[datetime] = created_at()
+
+
+class StructureNameMapping(TenantBase):
+    """A structure name the hospital maps to a QUANTEC organ (or to none), for every plan.
+
+    `scope` is 'tenant' in a hospital's schema; in the shared independent schema, the doctor's
+    own id, so one independent doctor's names are never another's.
+    """
+
+    __tablename__ = "structure_name_mappings"
+
+    scope: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name_key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    organ_key: Mapped[str | None] = mapped_column(String(64))
+    saved_by_account_id: Mapped[uuid.UUID] = account_id_column(outlives_account=True)
+    updated_at: Mapped[datetime] = updated_at()

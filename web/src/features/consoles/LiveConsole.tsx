@@ -18,7 +18,7 @@
  * The root element carries data attributes for the browser tests (state,
  * audio chunks sent, playback buffers scheduled, video frames sent).
  */
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
@@ -56,17 +56,25 @@ const CAMERA_NOT_IN_PLAN = 'camera_not_in_plan';
 
 const NOT_CONFIGURED = 'The AI service is not configured. Please contact your administrator.';
 
-export const LiveConsole = ({ profile }: { profile: ConsoleProfile }) => (
+/** `extra`: a console's own section under the stage, given the open consultation (the
+ * radiotherapist's plan review); its texts are in the 'plans' namespace, loaded with the console's. */
+interface ConsoleProps {
+    profile: ConsoleProfile;
+    extra?: (consultationId: string | null) => ReactNode;
+}
+
+export const LiveConsole = ({ profile, extra }: ConsoleProps) => (
     <ConsoleToasts>
-        <ConsoleScreen profile={profile} />
+        <ConsoleScreen profile={profile} extra={extra} />
     </ConsoleToasts>
 );
 
-const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
+const ConsoleScreen = ({ profile, extra }: ConsoleProps) => {
     // 'consultations' too: the consent dialog's texts are there before the first Connect click.
     // 'capture' is its panels' (loaded here, before anything mounts: a panel suspending later
-    // would make Preact's Suspense mount the console again, repeating its status read).
-    const { t } = useTranslation(['consoles', 'consultations', 'capture']);
+    // would make Preact's Suspense mount the console again, repeating its status read); 'plans'
+    // likewise for `extra`.
+    const { t } = useTranslation(['consoles', 'consultations', 'capture', ...(extra ? ['plans'] : [])]);
     const liveStatus = useLiveStatus();
     const root = useRef<HTMLElement>(null);
     const inputLevel = useMemo(createLevel, []);
@@ -387,6 +395,7 @@ const ConsoleScreen = ({ profile }: { profile: ConsoleProfile }) => {
             </div>
 
             {profile.key === 'radiologist' && <StudyUpload consultationId={session.consultationId} />}
+            {extra?.(session.consultationId ?? null)}
 
             {consent.dialog}
         </main>

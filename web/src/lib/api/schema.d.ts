@@ -1388,6 +1388,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plan-review-files/{review_id}/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put File
+         * @description One DICOM file of the plan (RTSTRUCT, RTDOSE or RTPLAN; a second of a kind replaces the
+         *     first). A file that is not DICOM, is truncated or is of another kind is 422 naming it.
+         */
+        put: operations["plan_reviews_put_file"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan-reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Reviews
+         * @description The plan reviews of one of the doctor's consultations, newest first.
+         */
+        get: operations["plan_reviews_list"];
+        put?: never;
+        /**
+         * Create Review
+         * @description Start a plan review on the radiotherapist's own consultation (radiotherapy console,
+         *     consented, not signed); then upload its files and compute it.
+         */
+        post: operations["plan_reviews_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan-reviews/organs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organs
+         * @description The QUANTEC organs a structure can map to, with their default alpha/beta and metrics.
+         */
+        get: operations["plan_reviews_organs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan-reviews/structure-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Structure Names
+         * @description The structure names saved for every plan: the hospital's (an independent doctor's own).
+         */
+        get: operations["plan_reviews_structure_names"];
+        /**
+         * Save Structure Names
+         * @description Replace the saved structure names (organKey null: never an organ). A hospital saves them for
+         *     its doctors; an independent doctor for themself.
+         */
+        put: operations["plan_reviews_save_structure_names"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan-reviews/{review_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Review
+         * @description State (`progress` of `progressTotal` structures while computing), files and, once done, the table.
+         */
+        get: operations["plan_reviews_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plan-reviews/{review_id}/compute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compute Review
+         * @description Compute the DVHs and the QUANTEC checks (a worker job: state `queued`, then `computing`,
+         *     then `done` or `failed`), with the physicist's fractions, name corrections and alpha/beta.
+         */
+        post: operations["plan_reviews_compute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/radiotherapy-chat/messages": {
         parameters: {
             query?: never;
@@ -1402,6 +1534,7 @@ export interface paths {
          * @description Send a question to the radiotherapy assistant (Radiotherapists only); starts a chat without chatId.
          *     The model may run the dose-constraint check: its results come back in `toolResults` and in the
          *     history, and, with `consultationId`, the exchange is kept in that consultation's transcript.
+         *     With `planReviewId`, the computed plan review's table is given to the model as a tool result.
          */
         post: operations["radiotherapy_chat_message"];
         delete?: never;
@@ -1994,6 +2127,11 @@ export interface components {
              * @description the question
              */
             message?: string | null;
+            /**
+             * Planreviewid
+             * @description a computed plan review of the doctor's (cara.clinical): its DVH table and QUANTEC checks are handed to the model as a tool result, once per chat, for it to discuss
+             */
+            planReviewId?: string | null;
         };
         /** ChatReplyOut */
         ChatReplyOut: {
@@ -2016,19 +2154,24 @@ export interface components {
         ChatTurn: {
             /**
              * Result
-             * @description a tool turn: what the dose-constraint tool answered the model
+             * @description a tool turn: what the tool answered the model
              */
             result?: {
                 [key: string]: unknown;
             } | null;
             /**
              * Role
-             * @description user: the clinician; assistant: Cara; tool: the dose-constraint tool's result
+             * @description user: the clinician; assistant: Cara; tool: a tool's result (the dose-constraint check, or a plan review's DVH table)
              * @enum {string}
              */
             role: "user" | "assistant" | "tool";
             /** Text */
             text: string;
+            /**
+             * Tool
+             * @description a tool turn: its function (check_dose_constraint, get_plan_review); older turns: none
+             */
+            tool?: string | null;
         };
         /** CheckoutOut */
         CheckoutOut: {
@@ -2893,6 +3036,28 @@ export interface components {
              */
             version?: number | null;
         };
+        /** OrganCatalogue */
+        OrganCatalogue: {
+            /** Citation */
+            citation: string;
+            /** Note */
+            note: string;
+            /** Organs */
+            organs: components["schemas"]["OrganOut"][];
+            /** Table */
+            table: string;
+        };
+        /** OrganOut */
+        OrganOut: {
+            /** Alphabetagy */
+            alphaBetaGy: number;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /** Metrics */
+            metrics: string[];
+        };
         /**
          * PacsSettingsIn
          * @description `baseUrl` null (or empty) goes back to the platform's PACS. `password` omitted (null)
@@ -2992,6 +3157,25 @@ export interface components {
             /** Username */
             userName: string | null;
         };
+        /** PlanFileOut */
+        PlanFileOut: {
+            /** Filename */
+            filename: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "rtstruct" | "rtdose" | "rtplan";
+            /** Sha256 */
+            sha256: string;
+            /** Sizebytes */
+            sizeBytes: number;
+            /**
+             * Uploadedat
+             * Format: date-time
+             */
+            uploadedAt: string;
+        };
         /**
          * PlanOut
          * @description A plan as the plan pickers show it; prices in dollars.
@@ -3039,6 +3223,96 @@ export interface components {
             name: string;
             /** Price */
             price: number;
+        };
+        /** PlanReviewCreate */
+        PlanReviewCreate: {
+            /**
+             * Consultationid
+             * Format: uuid
+             * @description the radiotherapist's own consultation (consented, not signed)
+             */
+            consultationId: string;
+        };
+        /** PlanReviewList */
+        PlanReviewList: {
+            /** Items */
+            items: components["schemas"]["PlanReviewOut"][];
+        };
+        /** PlanReviewOut */
+        PlanReviewOut: {
+            /**
+             * Consultationid
+             * Format: uuid
+             */
+            consultationId: string;
+            /**
+             * Createdat
+             * Format: date-time
+             */
+            createdAt: string;
+            /** Error */
+            error?: string | null;
+            /** Files */
+            files: components["schemas"]["PlanFileOut"][];
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Progress
+             * @description structures computed so far
+             */
+            progress: number;
+            /**
+             * Progresstotal
+             * @description structures to compute (0 before the computation starts)
+             */
+            progressTotal: number;
+            /**
+             * Result
+             * @description the DVH table: per structure its volume, Dmean, Dmax, D0.03cc, Dx%, Dxcc, Vx Gy, EQD2 and cumulative curve; the QUANTEC checks (pass / fail / not assessable) with their citation
+             */
+            result?: {
+                [key: string]: unknown;
+            } | null;
+            settings: components["schemas"]["PlanReviewSettings"];
+            /**
+             * State
+             * @description receiving (files being added), queued, computing, done (`result`), failed (`error`)
+             * @enum {string}
+             */
+            state: "receiving" | "queued" | "computing" | "done" | "failed";
+            /**
+             * Updatedat
+             * Format: date-time
+             */
+            updatedAt: string;
+        };
+        /**
+         * PlanReviewSettings
+         * @description The physicist's choices for one computation; every field optional.
+         */
+        PlanReviewSettings: {
+            /**
+             * Alphabeta
+             * @description QUANTEC organ key -> alpha/beta in Gy (0.5 to 20)
+             */
+            alphaBeta?: {
+                [key: string]: number;
+            };
+            /**
+             * Fractions
+             * @description number of fractions; omit to use the RTPLAN's
+             */
+            fractions?: number | null;
+            /**
+             * Structureorgans
+             * @description structure name -> QUANTEC organ key (null: not an organ): this plan's corrections
+             */
+            structureOrgans?: {
+                [key: string]: string | null;
+            };
         };
         /** PortalOut */
         PortalOut: {
@@ -3512,6 +3786,24 @@ export interface components {
              * @constant
              */
             stepUp: "email";
+        };
+        /** StructureName */
+        StructureName: {
+            /**
+             * Name
+             * @description a structure name as planning systems write it
+             */
+            name: string;
+            /**
+             * Organkey
+             * @description the QUANTEC organ it is; null: never an organ
+             */
+            organKey: string | null;
+        };
+        /** StructureNames */
+        StructureNames: {
+            /** Names */
+            names: components["schemas"]["StructureName"][];
         };
         /** StudyList */
         StudyList: {
@@ -8587,6 +8879,519 @@ export interface operations {
             };
         };
     };
+    plan_reviews_put_file: {
+        parameters: {
+            query?: {
+                /** @description the file's name, for messages */
+                filename?: string | null;
+            };
+            header?: never;
+            path: {
+                review_id: string;
+                /** @description which file of the plan */
+                kind: "rtstruct" | "rtdose" | "rtplan";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanReviewOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_list: {
+        parameters: {
+            query: {
+                consultationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanReviewList"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanReviewCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanReviewOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_organs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganCatalogue"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_structure_names: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StructureNames"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_save_structure_names: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StructureNames"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StructureNames"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    plan_reviews_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                review_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanReviewOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    plan_reviews_compute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                review_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanReviewSettings"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanReviewOut"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not signed in, or the token is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Signed in but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found (or not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failed; `fields` maps each field to its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     radiotherapy_chat_message: {
         parameters: {
             query?: never;
@@ -8638,6 +9443,15 @@ export interface operations {
             };
             /** @description Not found (or not yours) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
