@@ -33,6 +33,9 @@ OWN_RUNNER = {
     "offline.test.mjs",
     "reconnect.test.mjs",
     "uplink.test.mjs",
+    # tests/e2e/test_web_imaging.py (with Orthanc) and test_web_plan_review.py (with the worker)
+    "imaging.test.mjs",
+    "plan-review.test.mjs",
 }
 SCRIPTS = sorted(p for p in (REPO / "tests" / "e2e" / "web").glob("*.test.mjs") if p.name not in OWN_RUNNER)
 
