@@ -75,6 +75,7 @@ export const StudyUpload = ({ consultationId }: StudyUploadProps) => {
 
     const send = async (files: File[]) => {
         if (!consultationId || !files.length || progress.status === 'uploading') return;
+        setError(null); // a new choice of files: the last one's message no longer stands
         // The commonest mistake is named before anything is sent, so nothing of the set is stored.
         const notDicom = await firstNotDicom(files);
         if (notDicom) {
